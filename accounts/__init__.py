@@ -1,0 +1,1 @@
+"""Players' accounts: the site's own User model, sign-up and sign-in, profile, rating."""

@@ -1,0 +1,1 @@
+"""The append-only, hash-chained audit log, disputes and their review."""

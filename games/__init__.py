@@ -1,0 +1,1 @@
+"""Matches: the rules engine, server dice, match storage, services and real-time play."""
