@@ -1,0 +1,719 @@
+"""The rules in motion: start a game, roll, list the legal moves, move, resign.
+
+Every function takes a `State` and returns a new one with the events of the change; nothing
+here reads a clock, draws a random number or does I/O. The die value comes from outside.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .events import (
+    BonusPicked,
+    Captured,
+    Event,
+    ExtraRoll,
+    Finished,
+    Home,
+    Moved,
+    NoMove,
+    Released,
+    Resigned,
+    Rolled,
+    Shielded,
+    SixForfeited,
+    TurnPassed,
+    Won,
+)
+from .rules import MAX_STOCK, STORED_BONUSES, Ruleset
+from .state import NO_STOCK, YARD, IllegalAction, Move, State
+
+_NO_SHIELDS: frozenset[tuple[int, int, int]] = frozenset()
+_NO_PICKED: frozenset[int] = frozenset()
+_new = tuple.__new__  # builds a NamedTuple without its Python-level __new__: the hot path
+
+
+# ---------------------------------------------------------------------------- starting a game
+
+
+def new_game(rules: Ruleset, players: int, first: int = 0) -> State:
+    """A new game: every seated pawn in its yard, `first` (a corner) to roll."""
+    seats = rules.seats_for(players)
+    if first not in seats:
+        raise IllegalAction(f"Corner {first} has no player; the seated corners are {seats}")
+    pawns = tuple((YARD,) * 4 if c in seats else () for c in range(4))
+    return State(rules, seats, first, "roll", pawns)
+
+
+def setup(
+    rules: Ruleset,
+    pawns: Mapping[int, Sequence[int]],
+    to_play: int = 0,
+    *,
+    placings: Sequence[int] = (),
+    stock: Mapping[int, Sequence[int]] | None = None,
+) -> State:
+    """A position placed by hand, for tests and tools; `to_play` starts a fresh turn.
+
+    `pawns` maps corner -> four progress values (YARD .. rules.goal); an absent or empty
+    corner has no player. Corners whose pawns are all home are placed in `placings` order
+    (or corner order when not given).
+    """
+    rows: list[tuple[int, ...]] = [(), (), (), ()]
+    for corner, values in pawns.items():
+        if corner not in range(4):
+            raise IllegalAction(f"There is no corner {corner}; corners are 0 to 3")
+        row = tuple(values)
+        if row and len(row) != 4:
+            raise IllegalAction(f"Corner {corner} needs 4 pawns, not {len(row)}")
+        for p in row:
+            if not (isinstance(p, int) and YARD <= p <= rules.goal):
+                raise IllegalAction(f"Pawn progress {p!r} is outside {YARD}..{rules.goal}")
+            if not rules.land_on_own and p >= 0 and row.count(p) > 1:
+                raise IllegalAction(f"In {rules.name} two pawns of one corner never share a square")
+        rows[corner] = row
+    seats = tuple(c for c in range(4) if rows[c])
+    if len(seats) < rules.min_players or len(seats) > rules.max_players:
+        raise IllegalAction(
+            f"{rules.name} is played by {rules.min_players} to "
+            f"{rules.max_players} players, not {len(seats)}"
+        )
+    if rules.pairs and len(seats) != 4:
+        raise IllegalAction("Pairs is played by four players")
+    if to_play not in seats:
+        raise IllegalAction(f"Corner {to_play} has no player")
+    grid = tuple(rows)
+    done = [c for c in seats if min(grid[c]) >= rules.finish_from]
+    order = tuple(placings) if placings else tuple(done)
+    if sorted(order) != sorted(done):
+        raise IllegalAction("placings must list exactly the corners whose pawns are all home")
+    stocks = [NO_STOCK] * 4
+    for c, kinds in (stock or {}).items():
+        if len(kinds) != 3 or not all(0 <= n <= MAX_STOCK for n in kinds):
+            raise IllegalAction(
+                f"A stock is 3 counts (double, control, shield) of 0 to {MAX_STOCK}"
+            )
+        stocks[c] = (kinds[0], kinds[1], kinds[2])
+    state = State(rules, seats, to_play, "roll", grid, placings=order, stock=tuple(stocks))
+    over = _game_over(state, grid, order, ())
+    if over is not None:
+        return state._replace(phase="over", placings=over)
+    return state
+
+
+# ---------------------------------------------------------------------------- reading a state
+
+
+def legal_moves(state: State) -> tuple[Move, ...]:
+    """The moves the player to act may make with the roll in hand (empty unless phase "move")."""
+    return state.legal
+
+
+def timeout_move(state: State) -> Move:
+    """The move the server plays when the clock runs out: the most advanced legal pawn,
+    ties to the lowest pawn number."""
+    if not state.legal:
+        raise IllegalAction("There is no move to play: roll first")
+    best = state.legal[0]
+    for m in state.legal:
+        if m.frm > best.frm or (m.frm == best.frm and m.pawn < best.pawn):
+            best = m
+    return best
+
+
+def mover_of(state: State, player: int) -> int:
+    """The corner whose pawns `player` moves: their own, or in Pairs the partner's once done."""
+    rules = state.rules
+    if rules.pairs and min(state.pawns[player], default=YARD) >= rules.finish_from:
+        return (player + 2) % 4
+    return player
+
+
+def standings(state: State) -> tuple[int, ...]:
+    """Every seated corner, best first: finishers in order, then the others by pawns home and
+    total progress, then those out (the last to leave above the first)."""
+    return _rank(state, state.pawns, state.placings, state.out)
+
+
+# ---------------------------------------------------------------------------- rolling
+
+
+def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Event, ...]]:
+    """Roll the die: `value` is the face (from the server's dice, a test, or Dice control).
+
+    Power: ``bonus`` may be "double", "control" (then `value` is the chosen face) or "shield".
+    """
+    if state.phase != "roll":
+        if state.phase == "over":
+            raise IllegalAction("The game is over")
+        raise IllegalAction("Move a pawn first: the roll in hand has not been used")
+    if value.__class__ is not int or not 1 <= value <= 6:
+        raise IllegalAction(f"A die shows 1 to 6, not {value!r}")
+    rules = state.rules
+    player = state.to_play
+    stock = state.stock
+    if bonus:
+        stock = _spend(state, player, bonus)
+    else:
+        bonus = state.bonus  # a Shield switched on before an earlier try stays on
+    die = value * 2 if bonus == "double" else value
+    six = value == 6 and bonus != "double"
+    sixes = state.sixes + 1 if six else 0
+    rolled = _new(Rolled, (player, value, die, bonus))
+    if six and rules.max_sixes and sixes >= rules.max_sixes:
+        return _pass_turn(state, stock, (rolled, SixForfeited(player, sixes)))
+    mover = mover_of(state, player) if rules.pairs else player
+    legal = _moves(state, mover, die, six)
+    if legal:
+        return (
+            _new(
+                State,
+                (
+                    rules,
+                    state.seats,
+                    player,
+                    "move",
+                    state.pawns,
+                    die,
+                    value,
+                    sixes,
+                    state.tries,
+                    state.placings,
+                    state.out,
+                    legal,
+                    stock,
+                    state.picked,
+                    state.shields,
+                    bonus,
+                ),
+            ),
+            (rolled,),
+        )
+    own = state.pawns[mover]
+    if six or YARD not in own or min(own) > YARD:
+        reason = f"no pawn can move {die}"
+    else:
+        reason = "no pawn is out, and only a 6 brings one out of the yard"
+    if six and rules.unusable_six_rolls_again:
+        again: tuple[str, ...] = ("unusable_six",)
+        tries = state.tries
+    elif rules.tries_without_pawn_out > 1 and not _any_out(rules, own):
+        tries = state.tries + 1
+        if tries >= rules.tries_without_pawn_out:
+            return _pass_turn(state, stock, (rolled, NoMove(player, die, reason)))
+        again = ("try",)
+    else:
+        return _pass_turn(state, stock, (rolled, NoMove(player, die, reason)))
+    events = (rolled, NoMove(player, die, reason), ExtraRoll(player, again))
+    keep = "shield" if bonus == "shield" else ""
+    return (
+        State(
+            rules,
+            state.seats,
+            player,
+            "roll",
+            state.pawns,
+            0,
+            0,
+            sixes,
+            tries,
+            state.placings,
+            state.out,
+            (),
+            stock,
+            state.picked,
+            state.shields,
+            keep,
+        ),
+        events,
+    )
+
+
+def _spend(state: State, player: int, bonus: str) -> tuple[tuple[int, int, int], ...]:
+    """Check a bonus may be used on this roll; take Double roll and Dice control from stock."""
+    if not state.rules.power:
+        raise IllegalAction("Bonuses belong to Power, which this game does not play")
+    if bonus not in STORED_BONUSES:
+        raise IllegalAction(f"There is no bonus {bonus!r}; the bonuses are double, control, shield")
+    k = STORED_BONUSES.index(bonus)
+    mine = state.stock[player]
+    if mine[k] < 1:
+        raise IllegalAction(f"There is no {bonus} bonus in your stock")
+    if state.bonus == "shield" and bonus != "shield":
+        raise IllegalAction("Only one bonus per roll: a Shield is already switched on")
+    if bonus == "shield":
+        return state.stock
+    return _stock_add(state.stock, player, k, -1)
+
+
+def _stock_add(
+    stock: tuple[tuple[int, int, int], ...], player: int, k: int, n: int
+) -> tuple[tuple[int, int, int], ...]:
+    row = list(stock[player])
+    row[k] = min(MAX_STOCK, row[k] + n)
+    changed = list(stock)
+    changed[player] = (row[0], row[1], row[2])
+    return tuple(changed)
+
+
+def _moves(state: State, mover: int, die: int, six: bool) -> tuple[Move, ...]:
+    """Every legal move of `mover`'s pawns for `die`, after the compulsions of the rules."""
+    rules = state.rules
+    board = rules.board
+    pawns = state.pawns
+    own = pawns[mover]
+    steps = board.steps[mover][die]
+    progress = board.progress
+    land_on_own = rules.land_on_own
+    no_jump = rules.no_jump_home_column
+    bonus_at = board.bonus
+    found: list[Move] = []
+    for i, p in enumerate(own):
+        if p == YARD and not six:
+            continue
+        row = steps[p + 1]
+        if row is None:
+            continue
+        m = row[i]
+        t = m.to
+        if not land_on_own and t in own:
+            continue
+        if no_jump and any(p < q < t and q > rules.last_track for q in own):
+            continue
+        s = m.square
+        if s >= 0:
+            if not m.safe:
+                for c in state.seats:
+                    if c != mover and progress[c][s] in pawns[c]:
+                        captures = _captures(state, mover, i, s)
+                        if captures:
+                            m = m._replace(captures=captures)
+                        break
+            if bonus_at and s in bonus_at and s not in state.picked:
+                m = m._replace(bonus=bonus_at[s])
+        found.append(m)
+    if not found:
+        return ()
+    if rules.must_bring_out and not rules.optional_bring_out and YARD in own:
+        # The start square is cleared first; else a six must bring a waiting pawn out.
+        if 0 in own:
+            clear = [m for m in found if m.frm == 0]
+            if clear:
+                return tuple(clear)
+        elif six:
+            return tuple(m for m in found if m.frm == YARD)
+    if rules.compulsory_capture:
+        capturing = [m for m in found if m.captures]
+        if capturing:
+            return tuple(capturing)
+    return tuple(found)
+
+
+def _on_square(state: State, s: int, skip: int) -> list[tuple[int, int]]:
+    """The pawns (corner, pawn) on track square `s`, but for corner `skip`'s."""
+    progress = state.rules.board.progress
+    return [
+        (c, j)
+        for c in state.seats
+        if c != skip
+        for j, q in enumerate(state.pawns[c])
+        if q == progress[c][s]
+    ]
+
+
+def _captures(state: State, mover: int, pawn: int, s: int) -> tuple[tuple[int, int], ...]:
+    """The pawns sent to their yard when `mover`'s `pawn` lands on track square `s`."""
+    rules = state.rules
+    there = _on_square(state, s, mover)
+    partner = (mover + 2) % 4 if rules.pairs else -1
+    rivals = [cp for cp in there if cp[0] != partner]
+    if not rivals:
+        return ()
+    shielded = {(c, p) for _, c, p in state.shields} if state.shields else set()
+    if rules.capture == "all":
+        return tuple(cp for cp in rivals if cp not in shielded)
+    if rules.capture == "lone":
+        return (rivals[0],) if len(rivals) == 1 and rivals[0] not in shielded else ()
+    # "count": each rival (a pair counts together) with no more pawns there than the mover.
+    at = rules.board.progress[mover][s]
+    mine = 1 + sum(1 for j, q in enumerate(state.pawns[mover]) if j != pawn and q == at)
+    mine += sum(1 for cp in there if cp[0] == partner)
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for cp in rivals:
+        key = cp[0] % 2 if rules.pairs else cp[0]
+        groups.setdefault(key, []).append(cp)
+    sent: list[tuple[int, int]] = []
+    for group in groups.values():
+        if len(group) <= mine:
+            sent.extend(cp for cp in group if cp not in shielded)
+    return tuple(sorted(sent))
+
+
+def _any_out(rules: Ruleset, own: tuple[int, ...]) -> bool:
+    """Whether any pawn is in play: off the yard and able to move with some roll."""
+    for p in own:
+        if p == YARD:
+            continue
+        for d in range(1, 7):
+            t = p + d
+            if t > rules.goal:
+                break
+            if not rules.land_on_own and t in own:
+                continue
+            if rules.no_jump_home_column and any(p < q < t and q > rules.last_track for q in own):
+                continue
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------- moving
+
+
+def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tuple[Event, ...]]:
+    """Play one of `legal_moves(state)`. Power: ``shield=True`` gives the pawn a Shield."""
+    if state.phase != "move":
+        if state.phase == "over":
+            raise IllegalAction("The game is over")
+        raise IllegalAction("Roll the die first")
+    if chosen not in state.legal:
+        # A move named by corner, pawn, from and to (without the derived fields) is enough.
+        same = [m for m in state.legal if m[:4] == chosen[:4]]
+        if not same:
+            raise IllegalAction(_why_not(state, chosen))
+        chosen = same[0]
+    rules = state.rules
+    player = state.to_play
+    c, i, frm, to, captures, square, _, home, bonus = chosen
+    rows = list(state.pawns)
+    row = list(rows[c])
+    row[i] = to
+    rows[c] = tuple(row)
+    first: Event = (
+        _new(Released, (c, i, square)) if frm == YARD else _new(Moved, (c, i, frm, to, square))
+    )
+    six = state.face == 6 and state.bonus != "double"
+    if not (captures or home or bonus or six or shield or state.bonus):
+        # The plain move, most of any game: the turn passes.
+        seats = state.seats
+        if state.placings or state.out:
+            nxt = _next_player(state, player, state.placings, state.out)
+        else:
+            nxt = seats[(seats.index(player) + 1) % len(seats)]
+        shields = state.shields
+        if shields:
+            shields = frozenset(x for x in shields if x[0] != nxt)
+        after = _new(
+            State,
+            (
+                rules,
+                state.seats,
+                nxt,
+                "roll",
+                tuple(rows),
+                0,
+                0,
+                0,
+                0,
+                state.placings,
+                state.out,
+                (),
+                state.stock,
+                _NO_PICKED,
+                shields,
+                "",
+            ),
+        )
+        return after, (first, _new(TurnPassed, (player, nxt)))
+    events: list[Event] = [first]
+    for cc, j in captures:
+        hit = list(rows[cc])
+        hit[j] = YARD
+        rows[cc] = tuple(hit)
+        events.append(Captured(cc, j, c, square))
+    pawns = tuple(rows)
+    shields = state.shields
+    if shields and captures:
+        shields = frozenset(x for x in shields if (x[1], x[2]) not in captures)
+    stock = state.stock
+    if shield or state.bonus == "shield":
+        if state.bonus in ("double", "control"):
+            raise IllegalAction("Only one bonus per roll: this roll already used one")
+        if not rules.power:
+            raise IllegalAction("Shields belong to Power, which this game does not play")
+        if to > rules.last_track:
+            if shield:
+                raise IllegalAction("A Shield goes only on a pawn that ends its move on the track")
+        elif stock[player][2] < 1:
+            raise IllegalAction("There is no shield bonus in your stock")
+        else:
+            stock = _stock_add(stock, player, 2, -1)
+            shields = shields | {(player, c, i)}
+            events.append(Shielded(player, c, i))
+    picked = state.picked
+    reasons: list[str] = ["six"] if six else []
+    if captures and rules.extra_roll_on_capture:
+        reasons.append("capture")
+    if home:
+        events.append(Home(c, i))
+        if rules.extra_roll_on_home:
+            reasons.append("home")
+    if bonus:
+        picked = picked | {square}
+        if bonus == "plus":
+            reasons.append("plus")
+        else:
+            stock = _stock_add(stock, player, STORED_BONUSES.index(bonus), 1)
+        events.append(BonusPicked(player, bonus, square))
+    sixes = state.sixes
+    if rules.sixes_reset_on_capture_or_home and (captures or home):
+        sixes = 0
+    placings = state.placings
+    phase = "roll"
+    if home and min(pawns[c]) >= rules.finish_from and c not in placings:
+        placings = placings + (c,)
+        events.append(Finished(c, len(placings)))
+        final = _game_over(state, pawns, placings, state.out)
+        if final is not None:
+            events.append(Won(final[0], final))
+            placings, phase, reasons = final, "over", []
+    if reasons and (rules.pairs or player not in placings):
+        events.append(ExtraRoll(player, tuple(reasons)))
+    elif phase != "over":
+        nxt = _next_player(state, player, placings, state.out)
+        events.append(TurnPassed(player, nxt))
+        player, sixes, picked = nxt, 0, _NO_PICKED
+        if shields:
+            shields = frozenset(x for x in shields if x[0] != nxt)
+    else:
+        sixes = 0
+    after = _new(
+        State,
+        (
+            rules,
+            state.seats,
+            player,
+            phase,
+            pawns,
+            0,
+            0,
+            sixes,
+            0,
+            placings,
+            state.out,
+            (),
+            stock,
+            picked,
+            shields,
+            "",
+        ),
+    )
+    return after, tuple(events)
+
+
+def _why_not(state: State, chosen: Move) -> str:
+    same = [m for m in state.legal if m.corner == chosen.corner and m.pawn == chosen.pawn]
+    if same:
+        return f"Pawn {chosen.pawn} can move, but to {same[0].to}, not {chosen.to}"
+    mover = state.legal[0].corner if state.legal else state.to_play
+    if chosen.corner != mover:
+        return f"Corner {state.to_play} moves corner {mover}'s pawns, not corner {chosen.corner}'s"
+    if not 0 <= chosen.pawn < 4:
+        return f"There is no pawn {chosen.pawn}; pawns are 0 to 3"
+    p = state.pawns[mover][chosen.pawn]
+    rules = state.rules
+    if p == YARD:
+        if state.die != 6 or state.face != 6:
+            return f"Pawn {chosen.pawn} is in the yard, and only a 6 brings a pawn out"
+    elif p + state.die > rules.goal:
+        return f"Pawn {chosen.pawn} cannot move {state.die}: it would pass home (exact finish)"
+    elif p == rules.goal:
+        return f"Pawn {chosen.pawn} is already home"
+    elif not rules.land_on_own and p + state.die in state.pawns[mover]:
+        return f"Pawn {chosen.pawn} cannot land on your own pawn"
+    if rules.brings_out_by_force and YARD in state.pawns[mover]:
+        return "A waiting pawn must come out on a 6, and your start square must be cleared first"
+    if rules.compulsory_capture and any(m.captures for m in state.legal):
+        return "Capturing is compulsory: choose a move that captures"
+    return f"Pawn {chosen.pawn} cannot move {state.die}"
+
+
+# ---------------------------------------------------------------------------- turns and the end
+
+
+def _pass_turn(
+    state: State, stock: tuple[tuple[int, int, int], ...], events: tuple[Event, ...]
+) -> tuple[State, tuple[Event, ...]]:
+    """End the turn: the next corner clockwise that still plays starts a fresh turn, and
+    picked bonuses lie on the board again."""
+    player = state.to_play
+    nxt = _next_player(state, player, state.placings, state.out)
+    shields = state.shields
+    if shields:
+        shields = frozenset(s for s in shields if s[0] != nxt)
+    after = _new(
+        State,
+        (
+            state.rules,
+            state.seats,
+            nxt,
+            "roll",
+            state.pawns,
+            0,
+            0,
+            0,
+            0,
+            state.placings,
+            state.out,
+            (),
+            stock,
+            _NO_PICKED,
+            shields,
+            "",
+        ),
+    )
+    return after, events + (TurnPassed(player, nxt),)
+
+
+def _next_player(state: State, player: int, placings: tuple[int, ...], out: tuple[int, ...]) -> int:
+    seats = state.seats
+    n = len(seats)
+    k = seats.index(player) if player in seats else 0
+    pairs = state.rules.pairs
+    for step in range(1, n + 1):
+        c = seats[(k + step) % n]
+        if c in out:
+            continue
+        if c in placings and not (pairs and (c + 2) % 4 not in placings):
+            continue
+        return c
+    return player
+
+
+def _game_over(
+    state: State,
+    pawns: tuple[tuple[int, ...], ...],
+    placings: tuple[int, ...],
+    out: tuple[int, ...],
+) -> tuple[int, ...] | None:
+    """The final placings if the game has ended, else None."""
+    rules = state.rules
+    playing = [c for c in state.seats if c not in out and c not in placings]
+    if rules.pairs:
+        for c in (0, 1):
+            pair_done = c in placings and c + 2 in placings
+            pair_out = c in out
+            other_out = 1 - c in out
+            if pair_done or (other_out and not pair_out):
+                winners = [x for x in placings if x % 2 == c] + [
+                    x for x in (c, c + 2) if x not in placings
+                ]
+                losers = (
+                    [x for x in placings if x % 2 != c]
+                    + [x for x in (1 - c, 3 - c) if x not in placings and x not in out]
+                    + [x for x in reversed(out) if x not in placings]
+                )
+                return tuple(winners + losers)
+        return None
+    if rules.ending == "first":
+        if placings or len(playing) <= 1:
+            return _rank(state, pawns, placings, out)
+        return None
+    if len(playing) <= 1:
+        return _rank(state, pawns, placings, out)
+    return None
+
+
+def _rank(
+    state: State,
+    pawns: tuple[tuple[int, ...], ...],
+    placings: tuple[int, ...],
+    out: tuple[int, ...],
+) -> tuple[int, ...]:
+    rules = state.rules
+    finish = rules.finish_from
+    done = [c for c in placings if c not in out]
+    lead = done[0] if done else state.to_play
+    seats = state.seats
+    k = seats.index(lead) if lead in seats else 0
+    rest = [c for c in seats if c not in out and c not in done]
+    rest.sort(
+        key=lambda c: (
+            -sum(1 for p in pawns[c] if p >= finish),
+            -sum(pawns[c]),
+            (seats.index(c) - k) % len(seats),
+        )
+    )
+    return tuple(done + rest + [c for c in reversed(out)])
+
+
+def resign(state: State, corner: int, reason: str = "resigned") -> tuple[State, tuple[Event, ...]]:
+    """`corner` leaves the game (resigned, or forfeited by the clock): placed below everyone
+    still playing, pawns removed. In Pairs the partner leaves with them."""
+    if state.phase == "over":
+        raise IllegalAction("The game is over")
+    if corner not in state.seats:
+        raise IllegalAction(f"Corner {corner} has no player")
+    if corner in state.out:
+        raise IllegalAction(f"Corner {corner} has already left the game")
+    rules = state.rules
+    if corner in state.placings and not rules.pairs:
+        raise IllegalAction(f"Corner {corner} has already finished")
+    leaving = (corner, (corner + 2) % 4) if rules.pairs else (corner,)
+    out = state.out + tuple(c for c in leaving if c not in state.out)
+    rows = list(state.pawns)
+    for c in leaving:
+        rows[c] = ()
+    pawns = tuple(rows)
+    events: list[Event] = [Resigned(c, reason) for c in leaving]
+    placings = tuple(c for c in state.placings if c not in leaving)
+    shields = frozenset(s for s in state.shields if s[1] not in leaving and s[0] not in leaving)
+    final = _game_over(state, pawns, placings, out)
+    if final is not None:
+        events.append(Won(final[0], final))
+        over = State(
+            rules,
+            state.seats,
+            state.to_play,
+            "over",
+            pawns,
+            0,
+            0,
+            0,
+            0,
+            final,
+            out,
+            (),
+            state.stock,
+            state.picked,
+            shields,
+            "",
+        )
+        return over, tuple(events)
+    after = State(
+        rules,
+        state.seats,
+        state.to_play,
+        state.phase,
+        pawns,
+        state.die,
+        state.face,
+        state.sixes,
+        state.tries,
+        placings,
+        out,
+        state.legal,
+        state.stock,
+        state.picked,
+        shields,
+        state.bonus,
+    )
+    if state.to_play in leaving:
+        return _pass_turn(after, state.stock, tuple(events))
+    if state.phase == "move":
+        # The roll in hand may have captured pawns that are now gone.
+        mover = mover_of(after, state.to_play)
+        six = state.face == 6 and state.bonus != "double"
+        after = after._replace(legal=_moves(after, mover, state.die, six))
+        if not after.legal:
+            return _pass_turn(after, state.stock, tuple(events))
+    return after, tuple(events)

@@ -1,0 +1,223 @@
+"""The rule sets: one `Ruleset` per preset, house rules and party options as fields.
+
+Every preset is a row of the table in RULES.md. A Ruleset is frozen; house rules are switched
+with ``dataclasses.replace(RULESETS["mensch"], compulsory_capture=True)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .state import Move
+
+Capture = Literal["all", "lone", "count"]
+Ending = Literal["first", "last"]
+FirstPlayer = Literal["random", "red"]
+Timeout = Literal["auto_move", "bot", "none"]
+Disconnect = Literal["forfeit", "computer", "bot", "none"]
+
+_COLOURS_52 = ("red", "green", "yellow", "blue")
+_COLOURS_40 = ("red", "blue", "green", "yellow")
+# One shape mark per colour, so that the board never relies on colour alone.
+MARKS = {"red": "dot", "blue": "diamond", "green": "bar", "yellow": "triangle"}
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Everything that differs between presets, as plain data."""
+
+    name: str
+    # Board.
+    track_len: int = 52
+    quarter: int = 13
+    last_track: int = 50  # last progress on the shared track
+    goal: int = 56  # highest progress: home (52) or the last home square (40)
+    finish_from: int = 56  # a pawn at this progress or beyond is home
+    safe: frozenset[int] = frozenset({0, 8, 13, 21, 26, 34, 39, 47})
+    colours: tuple[str, ...] = _COLOURS_52
+    min_players: int = 2
+    max_players: int = 4
+    # Capturing and landing.
+    capture: Capture = "all"
+    land_on_own: bool = True
+    # Extra rolls and sixes.
+    extra_roll_on_capture: bool = True
+    extra_roll_on_home: bool = True
+    max_sixes: int = 3  # the roll that makes this many sixes in a row is forfeited; 0: no limit
+    sixes_reset_on_capture_or_home: bool = False
+    unusable_six_rolls_again: bool = True
+    tries_without_pawn_out: int = 1
+    must_bring_out: bool = False  # a six must bring a waiting pawn out, clearing the start first
+    # The end and the clock (the clock is the server's business; kept here as data).
+    ending: Ending = "first"
+    first_player: FirstPlayer = "random"
+    turn_seconds: int | None = 20
+    on_timeout: Timeout = "auto_move"
+    timeouts_to_forfeit: int | None = 3
+    disconnect_seconds: int | None = 60
+    on_disconnect: Disconnect = "forfeit"
+    # House rules (any preset, off by default).
+    compulsory_capture: bool = False
+    optional_bring_out: bool = False
+    no_jump_home_column: bool = False
+    # Party options.
+    pairs: bool = False
+    power: bool = False
+    # Derived tables, rebuilt by __post_init__ (also on dataclasses.replace).
+    board: Board = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.pairs and self.name != "party":
+            raise ValueError("Pairs is a party option")
+        if self.power and self.name != "party":
+            raise ValueError("Power is a party option")
+        object.__setattr__(self, "board", Board(self))
+
+    @property
+    def home_from(self) -> int:
+        """First progress past the shared track (the home column or home row)."""
+        return self.last_track + 1
+
+    @property
+    def brings_out_by_force(self) -> bool:
+        return self.must_bring_out and not self.optional_bring_out
+
+    def seats_for(self, players: int) -> tuple[int, ...]:
+        """The corners that `players` people take: opposite corners for two."""
+        low = 4 if self.pairs else self.min_players
+        high = self.max_players
+        if not low <= players <= high:
+            want = f"{low}" if low == high else f"{low} to {high}"
+            raise ValueError(f"{self.name} is played by {want} players, not {players}")
+        return {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}[players]
+
+    def with_options(self, **options: bool) -> Ruleset:
+        """This preset with house rules or party options switched on or off."""
+        known = {"compulsory_capture", "optional_bring_out", "no_jump_home_column"}
+        known |= {"pairs", "power"} if self.name == "party" else set()
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ValueError(f"{self.name} has no option {', '.join(unknown)}")
+        changes: dict[str, Any] = dict(options)
+        return dataclasses.replace(self, **changes)
+
+
+# Power: bonus squares by offset from each start (the same in every quarter), off the
+# safe squares (offsets 0 and 8).
+BONUS_OFFSETS = {2: "double", 5: "control", 10: "shield", 11: "plus"}
+STORED_BONUSES = ("double", "control", "shield")
+MAX_STOCK = 3
+
+
+class Board:
+    """Tables precomputed once per Ruleset so the hot path only indexes tuples."""
+
+    steps: tuple[tuple[tuple[tuple[Move, ...] | None, ...], ...], ...]
+
+    __slots__ = ("square", "progress", "safe", "bonus", "steps")
+
+    def __init__(self, rules: Ruleset) -> None:
+        # square[c][p + 1] = the absolute track square of corner c's pawn at progress p,
+        # or -1 when p is the yard, the home column or home.
+        self.square: tuple[tuple[int, ...], ...] = tuple(
+            tuple(
+                (c * rules.quarter + p) % rules.track_len if 0 <= p <= rules.last_track else -1
+                for p in range(-1, rules.goal + 1)
+            )
+            for c in range(4)
+        )
+        # progress[c][s] = the progress at which corner c's pawn stands on track square s
+        # (never matching a pawn when that progress would be off the track).
+        self.progress: tuple[tuple[int, ...], ...] = tuple(
+            tuple(
+                q if (q := (s - c * rules.quarter) % rules.track_len) <= rules.last_track else -9
+                for s in range(rules.track_len)
+            )
+            for c in range(4)
+        )
+        self.safe: tuple[bool, ...] = tuple(s in rules.safe for s in range(rules.track_len))
+        bonus: dict[int, str] = {}
+        if rules.power:
+            for q in range(4):
+                for off, kind in BONUS_OFFSETS.items():
+                    bonus[q * rules.quarter + off] = kind
+        self.bonus = bonus
+        # steps[c][die][p + 1][i] = the Move of corner c's pawn i from progress p by `die`
+        # (before captures and bonuses), or None where the die would carry it past the goal.
+        # Built once, so that listing the legal moves allocates nothing in the usual case.
+        from .state import YARD, Move
+
+        def step(c: int, die: int, p: int) -> tuple[Move, ...] | None:
+            t = 0 if p == YARD else p + die
+            if (p == YARD and die != 6) or t > rules.goal:
+                return None
+            s = self.square[c][t + 1]
+            home = s < 0 and p < rules.finish_from <= t
+            return tuple(
+                Move(c, i, p, t, (), s, s >= 0 and self.safe[s], home, "") for i in range(4)
+            )
+
+        self.steps = tuple(
+            tuple(tuple(step(c, die, p) for p in range(YARD, rules.goal + 1)) for die in range(13))
+            for c in range(4)
+        )
+
+
+RULESETS: dict[str, Ruleset] = {
+    "classic": Ruleset(name="classic"),
+    "family": Ruleset(
+        name="family",
+        capture="lone",
+        extra_roll_on_capture=False,
+        extra_roll_on_home=False,
+        first_player="red",
+        turn_seconds=None,
+        on_timeout="none",
+        timeouts_to_forfeit=None,
+        disconnect_seconds=None,
+        on_disconnect="none",
+    ),
+    "duel": Ruleset(
+        name="duel",
+        min_players=2,
+        max_players=2,
+        sixes_reset_on_capture_or_home=True,
+    ),
+    "mensch": Ruleset(
+        name="mensch",
+        track_len=40,
+        quarter=10,
+        last_track=39,
+        goal=43,
+        finish_from=40,
+        safe=frozenset(),
+        colours=_COLOURS_40,
+        land_on_own=False,
+        extra_roll_on_capture=False,
+        extra_roll_on_home=False,
+        max_sixes=0,
+        tries_without_pawn_out=3,
+        must_bring_out=True,
+        first_player="red",
+        turn_seconds=20,
+        on_timeout="auto_move",
+        timeouts_to_forfeit=3,
+        disconnect_seconds=45,
+        on_disconnect="computer",
+    ),
+    "party": Ruleset(
+        name="party",
+        capture="count",
+        unusable_six_rolls_again=False,
+        tries_without_pawn_out=3,
+        ending="last",
+        turn_seconds=30,
+        on_timeout="bot",
+        timeouts_to_forfeit=None,
+        disconnect_seconds=0,
+        on_disconnect="bot",
+    ),
+}
