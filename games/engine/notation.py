@@ -77,7 +77,7 @@ def dumps(state: State) -> str:
 
 def loads(text: str) -> State:
     """The state `text` describes; raises IllegalAction naming what is wrong."""
-    from .play import _moves
+    from .play import _code, _moves
 
     head, *tokens = text.split()
     rules = rules_from_name(head)
@@ -160,8 +160,7 @@ def loads(text: str) -> State:
     if state.phase == "move":
         from .play import mover_of
 
-        six = state.face == 6 and state.bonus != "double"
-        legal = _moves(state, mover_of(state, state.to_play), state.die, six)
+        legal = _moves(state, mover_of(state, state.to_play), _code(state.face, state.bonus))
         if not legal:
             raise IllegalAction("phase=move but no pawn can move the die")
         state = state._replace(legal=legal)

@@ -143,62 +143,42 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
 
     Power: ``bonus`` may be "double", "control" (then `value` is the chosen face) or "shield".
     """
-    if state.phase != "roll":
-        if state.phase == "over":
+    # One unpacking instead of a dozen attribute reads: this is the hot path of every game.
+    (rules, seats, player, phase, pawns, _, _, sixes, tries, placings, out, _, stock, picked,
+     shields, held) = state  # fmt: skip
+    if phase != "roll":
+        if phase == "over":
             raise IllegalAction("The game is over")
         raise IllegalAction("Move a pawn first: the roll in hand has not been used")
     if value.__class__ is not int or not 1 <= value <= 6:
         raise IllegalAction(f"A die shows 1 to 6, not {value!r}")
-    rules = state.rules
-    player = state.to_play
-    stock = state.stock
     if bonus:
         stock = _spend(state, player, bonus)
     else:
-        bonus = state.bonus  # a Shield switched on before an earlier try stays on
-    die = value * 2 if bonus == "double" else value
-    six = value == 6 and bonus != "double"
-    sixes = state.sixes + 1 if six else 0
+        bonus = held  # a Shield switched on before an earlier try stays on
+    if bonus == "double":
+        die, code, six = value * 2, value + 6, False
+    else:
+        die, code, six = value, value, value == 6
+    sixes = sixes + 1 if six else 0
     rolled = _new(Rolled, (player, value, die, bonus))
     if six and rules.max_sixes and sixes >= rules.max_sixes:
         return _pass_turn(state, stock, (rolled, SixForfeited(player, sixes)))
     mover = mover_of(state, player) if rules.pairs else player
-    legal = _moves(state, mover, die, six)
+    legal = _moves(state, mover, code)
     if legal:
-        return (
-            _new(
-                State,
-                (
-                    rules,
-                    state.seats,
-                    player,
-                    "move",
-                    state.pawns,
-                    die,
-                    value,
-                    sixes,
-                    state.tries,
-                    state.placings,
-                    state.out,
-                    legal,
-                    stock,
-                    state.picked,
-                    state.shields,
-                    bonus,
-                ),
-            ),
-            (rolled,),
-        )
-    own = state.pawns[mover]
-    if six or YARD not in own or min(own) > YARD:
-        reason = f"no pawn can move {die}"
-    else:
+        after = (rules, seats, player, "move", pawns, die, value, sixes, tries, placings, out,
+                 legal, stock, picked, shields, bonus)  # fmt: skip
+        return _new(State, after), (rolled,)
+    own = pawns[mover]
+    if not six and all(p == YARD or p >= rules.finish_from for p in own):
         reason = "no pawn is out, and only a 6 brings one out of the yard"
+    else:
+        reason = f"no pawn can move {die}"
     if six and rules.unusable_six_rolls_again:
         again: tuple[str, ...] = ("unusable_six",)
-        tries = state.tries
     elif rules.tries_without_pawn_out > 1 and not _any_out(rules, own):
-        tries = state.tries + 1
+        tries += 1
         if tries >= rules.tries_without_pawn_out:
             return _pass_turn(state, stock, (rolled, NoMove(player, die, reason)))
         again = ("try",)
@@ -206,27 +186,9 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
         return _pass_turn(state, stock, (rolled, NoMove(player, die, reason)))
     events = (rolled, NoMove(player, die, reason), ExtraRoll(player, again))
     keep = "shield" if bonus == "shield" else ""
-    return (
-        State(
-            rules,
-            state.seats,
-            player,
-            "roll",
-            state.pawns,
-            0,
-            0,
-            sixes,
-            tries,
-            state.placings,
-            state.out,
-            (),
-            stock,
-            state.picked,
-            state.shields,
-            keep,
-        ),
-        events,
-    )
+    after = (rules, seats, player, "roll", pawns, 0, 0, sixes, tries, placings, out, (), stock,
+             picked, shields, keep)  # fmt: skip
+    return _new(State, after), events
 
 
 def _spend(state: State, player: int, bonus: str) -> tuple[tuple[int, int, int], ...]:
@@ -256,51 +218,45 @@ def _stock_add(
     return tuple(changed)
 
 
-def _moves(state: State, mover: int, die: int, six: bool) -> tuple[Move, ...]:
-    """Every legal move of `mover`'s pawns for `die`, after the compulsions of the rules."""
-    rules = state.rules
+def _moves(state: State, mover: int, code: int) -> tuple[Move, ...]:
+    """Every legal move of `mover`'s pawns for the roll `code` (the face, or 6 + the face with
+    Double roll), after the compulsions of the rules."""
+    rules = state[0]
+    pawns = state[4]
     board = rules.board
-    pawns = state.pawns
     own = pawns[mover]
-    steps = board.steps[mover][die]
-    progress = board.progress
-    land_on_own = rules.land_on_own
-    no_jump = rules.no_jump_home_column
-    bonus_at = board.bonus
+    steps = board.steps[mover][code]
+    plain = board.plain
     found: list[Move] = []
     for i, p in enumerate(own):
-        if p == YARD and not six:
+        step = steps[p + 1]
+        if step is None:
             continue
-        row = steps[p + 1]
-        if row is None:
-            continue
-        m = row[i]
-        t = m.to
-        if not land_on_own and t in own:
-            continue
-        if no_jump and any(p < q < t and q > rules.last_track for q in own):
-            continue
-        s = m.square
-        if s >= 0:
-            if not m.safe:
-                for c in state.seats:
-                    if c != mover and progress[c][s] in pawns[c]:
-                        captures = _captures(state, mover, i, s)
-                        if captures:
-                            m = m._replace(captures=captures)
-                        break
-            if bonus_at and s in bonus_at and s not in state.picked:
-                m = m._replace(bonus=bonus_at[s])
+        m = step[0][i]
+        if not plain:
+            t = m.to
+            if not rules.land_on_own and t in own:
+                continue
+            if rules.no_jump_home_column and any(p < q < t and q > rules.last_track for q in own):
+                continue
+        for c, q in step[1]:
+            if q in pawns[c]:
+                captures = _captures(state, mover, i, m.square, step[1])
+                if captures:
+                    m = m._replace(captures=captures)
+                break
+        if not plain and m.square in board.bonus and m.square not in state.picked:
+            m = m._replace(bonus=board.bonus[m.square])
         found.append(m)
-    if not found:
-        return ()
+    if plain or not found:
+        return tuple(found)
     if rules.must_bring_out and not rules.optional_bring_out and YARD in own:
         # The start square is cleared first; else a six must bring a waiting pawn out.
         if 0 in own:
             clear = [m for m in found if m.frm == 0]
             if clear:
                 return tuple(clear)
-        elif six:
+        elif code == 6:
             return tuple(m for m in found if m.frm == YARD)
     if rules.compulsory_capture:
         capturing = [m for m in found if m.captures]
@@ -309,22 +265,18 @@ def _moves(state: State, mover: int, die: int, six: bool) -> tuple[Move, ...]:
     return tuple(found)
 
 
-def _on_square(state: State, s: int, skip: int) -> list[tuple[int, int]]:
-    """The pawns (corner, pawn) on track square `s`, but for corner `skip`'s."""
-    progress = state.rules.board.progress
-    return [
-        (c, j)
-        for c in state.seats
-        if c != skip
-        for j, q in enumerate(state.pawns[c])
-        if q == progress[c][s]
-    ]
+def _code(face: int, bonus: str) -> int:
+    """The index of a roll in the move tables: the face, or 6 + the face with Double roll."""
+    return face + 6 if bonus == "double" else face
 
 
-def _captures(state: State, mover: int, pawn: int, s: int) -> tuple[tuple[int, int], ...]:
-    """The pawns sent to their yard when `mover`'s `pawn` lands on track square `s`."""
+def _captures(
+    state: State, mover: int, pawn: int, s: int, others: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, int], ...]:
+    """The pawns sent to their yard when `mover`'s `pawn` lands on track square `s`, where
+    `others` lists each other corner with the progress at which it would stand there."""
     rules = state.rules
-    there = _on_square(state, s, mover)
+    there = [(c, j) for c, q in others for j, x in enumerate(state.pawns[c]) if x == q]
     partner = (mover + 2) % 4 if rules.pairs else -1
     rivals = [cp for cp in there if cp[0] != partner]
     if not rivals:
@@ -371,59 +323,38 @@ def _any_out(rules: Ruleset, own: tuple[int, ...]) -> bool:
 
 def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tuple[Event, ...]]:
     """Play one of `legal_moves(state)`. Power: ``shield=True`` gives the pawn a Shield."""
-    if state.phase != "move":
-        if state.phase == "over":
+    (rules, seats, player, phase, pawns, _, face, sixes, _, placings, out, legal, stock, picked,
+     shields, held) = state  # fmt: skip
+    if phase != "move":
+        if phase == "over":
             raise IllegalAction("The game is over")
         raise IllegalAction("Roll the die first")
-    if chosen not in state.legal:
+    if chosen not in legal:
         # A move named by corner, pawn, from and to (without the derived fields) is enough.
-        same = [m for m in state.legal if m[:4] == chosen[:4]]
+        same = [m for m in legal if m[:4] == chosen[:4]]
         if not same:
             raise IllegalAction(_why_not(state, chosen))
         chosen = same[0]
-    rules = state.rules
-    player = state.to_play
     c, i, frm, to, captures, square, _, home, bonus = chosen
-    rows = list(state.pawns)
+    rows = list(pawns)
     row = list(rows[c])
     row[i] = to
     rows[c] = tuple(row)
     first: Event = (
         _new(Released, (c, i, square)) if frm == YARD else _new(Moved, (c, i, frm, to, square))
     )
-    six = state.face == 6 and state.bonus != "double"
-    if not (captures or home or bonus or six or shield or state.bonus):
+    six = face == 6 and held != "double"
+    if not (captures or home or bonus or six or shield or held):
         # The plain move, most of any game: the turn passes.
-        seats = state.seats
-        if state.placings or state.out:
-            nxt = _next_player(state, player, state.placings, state.out)
+        if placings or out:
+            nxt = _next_player(state, player, placings, out)
         else:
             nxt = seats[(seats.index(player) + 1) % len(seats)]
-        shields = state.shields
         if shields:
             shields = frozenset(x for x in shields if x[0] != nxt)
-        after = _new(
-            State,
-            (
-                rules,
-                state.seats,
-                nxt,
-                "roll",
-                tuple(rows),
-                0,
-                0,
-                0,
-                0,
-                state.placings,
-                state.out,
-                (),
-                state.stock,
-                _NO_PICKED,
-                shields,
-                "",
-            ),
-        )
-        return after, (first, _new(TurnPassed, (player, nxt)))
+        after = (rules, seats, nxt, "roll", tuple(rows), 0, 0, 0, 0, placings, out, (), stock,
+                 _NO_PICKED, shields, "")  # fmt: skip
+        return _new(State, after), (first, _new(TurnPassed, (player, nxt)))
     events: list[Event] = [first]
     for cc, j in captures:
         hit = list(rows[cc])
@@ -431,12 +362,10 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
         rows[cc] = tuple(hit)
         events.append(Captured(cc, j, c, square))
     pawns = tuple(rows)
-    shields = state.shields
     if shields and captures:
         shields = frozenset(x for x in shields if (x[1], x[2]) not in captures)
-    stock = state.stock
-    if shield or state.bonus == "shield":
-        if state.bonus in ("double", "control"):
+    if shield or held == "shield":
+        if held in ("double", "control"):
             raise IllegalAction("Only one bonus per roll: this roll already used one")
         if not rules.power:
             raise IllegalAction("Shields belong to Power, which this game does not play")
@@ -449,7 +378,6 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
             stock = _stock_add(stock, player, 2, -1)
             shields = shields | {(player, c, i)}
             events.append(Shielded(player, c, i))
-    picked = state.picked
     reasons: list[str] = ["six"] if six else []
     if captures and rules.extra_roll_on_capture:
         reasons.append("capture")
@@ -464,50 +392,29 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
         else:
             stock = _stock_add(stock, player, STORED_BONUSES.index(bonus), 1)
         events.append(BonusPicked(player, bonus, square))
-    sixes = state.sixes
     if rules.sixes_reset_on_capture_or_home and (captures or home):
         sixes = 0
-    placings = state.placings
     phase = "roll"
     if home and min(pawns[c]) >= rules.finish_from and c not in placings:
         placings = placings + (c,)
         events.append(Finished(c, len(placings)))
-        final = _game_over(state, pawns, placings, state.out)
+        final = _game_over(state, pawns, placings, out)
         if final is not None:
             events.append(Won(final[0], final))
             placings, phase, reasons = final, "over", []
     if reasons and (rules.pairs or player not in placings):
         events.append(ExtraRoll(player, tuple(reasons)))
     elif phase != "over":
-        nxt = _next_player(state, player, placings, state.out)
+        nxt = _next_player(state, player, placings, out)
         events.append(TurnPassed(player, nxt))
         player, sixes, picked = nxt, 0, _NO_PICKED
         if shields:
             shields = frozenset(x for x in shields if x[0] != nxt)
     else:
         sixes = 0
-    after = _new(
-        State,
-        (
-            rules,
-            state.seats,
-            player,
-            phase,
-            pawns,
-            0,
-            0,
-            sixes,
-            0,
-            placings,
-            state.out,
-            (),
-            stock,
-            picked,
-            shields,
-            "",
-        ),
-    )
-    return after, tuple(events)
+    after = (rules, seats, player, phase, pawns, 0, 0, sixes, 0, placings, out, (), stock, picked,
+             shields, "")  # fmt: skip
+    return _new(State, after), tuple(events)
 
 
 def _why_not(state: State, chosen: Move) -> str:
@@ -712,8 +619,7 @@ def resign(state: State, corner: int, reason: str = "resigned") -> tuple[State, 
     if state.phase == "move":
         # The roll in hand may have captured pawns that are now gone.
         mover = mover_of(after, state.to_play)
-        six = state.face == 6 and state.bonus != "double"
-        after = after._replace(legal=_moves(after, mover, state.die, six))
+        after = after._replace(legal=_moves(after, mover, _code(state.face, state.bonus)))
         if not after.legal:
             return _pass_turn(after, state.stock, tuple(events))
     return after, tuple(events)

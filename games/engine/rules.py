@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from .state import Move
 
+    Step = tuple[tuple[Move, ...], tuple[tuple[int, int], ...]]
+
 Capture = Literal["all", "lone", "count"]
 Ending = Literal["first", "last"]
 FirstPlayer = Literal["random", "red"]
@@ -115,9 +117,9 @@ MAX_STOCK = 3
 class Board:
     """Tables precomputed once per Ruleset so the hot path only indexes tuples."""
 
-    steps: tuple[tuple[tuple[tuple[Move, ...] | None, ...], ...], ...]
+    steps: tuple[tuple[tuple[Step | None, ...], ...], ...]
 
-    __slots__ = ("square", "progress", "safe", "bonus", "steps")
+    __slots__ = ("square", "progress", "safe", "bonus", "steps", "plain")
 
     def __init__(self, rules: Ruleset) -> None:
         # square[c][p + 1] = the absolute track square of corner c's pawn at progress p,
@@ -145,23 +147,46 @@ class Board:
                 for off, kind in BONUS_OFFSETS.items():
                     bonus[q * rules.quarter + off] = kind
         self.bonus = bonus
-        # steps[c][die][p + 1][i] = the Move of corner c's pawn i from progress p by `die`
-        # (before captures and bonuses), or None where the die would carry it past the goal.
-        # Built once, so that listing the legal moves allocates nothing in the usual case.
+        # steps[c][code][p + 1] = (moves, rivals) for corner c's pawns at progress p, where
+        # code is the face (1..6) or 6 + the face for a Double roll (which moves twice the face
+        # and brings no pawn out); moves[i] is pawn i's Move before captures and bonuses, and
+        # rivals lists (corner, progress) of the other corners' pawns that would share the
+        # landing square when it is a plain track square (empty on safe squares and off the
+        # track); None where the pawn cannot move. Built once, so that listing the legal moves
+        # allocates nothing in the usual case.
         from .state import YARD, Move
 
-        def step(c: int, die: int, p: int) -> tuple[Move, ...] | None:
+        def step(c: int, code: int, p: int) -> Step | None:
+            die = code if code <= 6 else 2 * (code - 6)
             t = 0 if p == YARD else p + die
-            if (p == YARD and die != 6) or t > rules.goal:
+            if (p == YARD and code != 6) or t > rules.goal:
                 return None
             s = self.square[c][t + 1]
             home = s < 0 and p < rules.finish_from <= t
-            return tuple(
-                Move(c, i, p, t, (), s, s >= 0 and self.safe[s], home, "") for i in range(4)
-            )
+            safe = s >= 0 and self.safe[s]
+            moves = tuple(Move(c, i, p, t, (), s, safe, home, "") for i in range(4))
+            rivals: tuple[tuple[int, int], ...] = ()
+            if s >= 0 and not safe:
+                rivals = tuple(
+                    (oc, self.progress[oc][s])
+                    for oc in range(4)
+                    if oc != c and self.progress[oc][s] >= 0
+                )
+            return moves, rivals
 
+        # No rule beyond the tables narrows the moves: no own-pawn or jump limits, no bonus
+        # squares, no compulsion.
+        self.plain = (
+            rules.land_on_own
+            and not rules.no_jump_home_column
+            and not bonus
+            and not (rules.must_bring_out and not rules.optional_bring_out)
+            and not rules.compulsory_capture
+        )
         self.steps = tuple(
-            tuple(tuple(step(c, die, p) for p in range(YARD, rules.goal + 1)) for die in range(13))
+            tuple(
+                tuple(step(c, code, p) for p in range(YARD, rules.goal + 1)) for code in range(13)
+            )
             for c in range(4)
         )
 
