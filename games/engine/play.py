@@ -229,22 +229,23 @@ def _moves(state: State, mover: int, code: int) -> tuple[Move, ...]:
     plain = board.plain
     found: list[Move] = []
     for i, p in enumerate(own):
-        step = steps[p + 1]
-        if step is None:
+        row = steps[p + 1]
+        if row is None:
             continue
-        m = step[0][i]
+        m, rivals = row[i]
         if not plain:
             t = m.to
             if not rules.land_on_own and t in own:
                 continue
             if rules.no_jump_home_column and any(p < q < t and q > rules.last_track for q in own):
                 continue
-        for c, q in step[1]:
-            if q in pawns[c]:
-                captures = _captures(state, mover, i, m.square, step[1])
-                if captures:
-                    m = m._replace(captures=captures)
-                break
+        if rivals:
+            for c, q in rivals:
+                if q in pawns[c]:
+                    captures = _captures(state, mover, i, m.square, rivals)
+                    if captures:
+                        m = m._replace(captures=captures)
+                    break
         if not plain and m.square in board.bonus and m.square not in state.picked:
             m = m._replace(bonus=board.bonus[m.square])
         found.append(m)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from .state import Move
 
-    Step = tuple[tuple[Move, ...], tuple[tuple[int, int], ...]]
+    Step = tuple[Move, tuple[tuple[int, int], ...]]
 
 Capture = Literal["all", "lone", "count"]
 Ending = Literal["first", "last"]
@@ -117,7 +117,7 @@ MAX_STOCK = 3
 class Board:
     """Tables precomputed once per Ruleset so the hot path only indexes tuples."""
 
-    steps: tuple[tuple[tuple[Step | None, ...], ...], ...]
+    steps: tuple[tuple[tuple[tuple[Step, ...] | None, ...], ...], ...]
 
     __slots__ = ("square", "progress", "safe", "bonus", "steps", "plain")
 
@@ -147,16 +147,16 @@ class Board:
                 for off, kind in BONUS_OFFSETS.items():
                     bonus[q * rules.quarter + off] = kind
         self.bonus = bonus
-        # steps[c][code][p + 1] = (moves, rivals) for corner c's pawns at progress p, where
+        # steps[c][code][p + 1][i] = (move, rivals) for corner c's pawn i at progress p, where
         # code is the face (1..6) or 6 + the face for a Double roll (which moves twice the face
-        # and brings no pawn out); moves[i] is pawn i's Move before captures and bonuses, and
-        # rivals lists (corner, progress) of the other corners' pawns that would share the
-        # landing square when it is a plain track square (empty on safe squares and off the
-        # track); None where the pawn cannot move. Built once, so that listing the legal moves
+        # and brings no pawn out); move is the Move before captures and bonuses, and rivals
+        # lists (corner, progress) of the other corners' pawns that would share the landing
+        # square when it is a plain track square (empty on safe squares and off the track);
+        # None where no pawn at p can move. Built once, so that listing the legal moves
         # allocates nothing in the usual case.
         from .state import YARD, Move
 
-        def step(c: int, code: int, p: int) -> Step | None:
+        def step(c: int, code: int, p: int) -> tuple[Step, ...] | None:
             die = code if code <= 6 else 2 * (code - 6)
             t = 0 if p == YARD else p + die
             if (p == YARD and code != 6) or t > rules.goal:
@@ -164,7 +164,6 @@ class Board:
             s = self.square[c][t + 1]
             home = s < 0 and p < rules.finish_from <= t
             safe = s >= 0 and self.safe[s]
-            moves = tuple(Move(c, i, p, t, (), s, safe, home, "") for i in range(4))
             rivals: tuple[tuple[int, int], ...] = ()
             if s >= 0 and not safe:
                 rivals = tuple(
@@ -172,7 +171,7 @@ class Board:
                     for oc in range(4)
                     if oc != c and self.progress[oc][s] >= 0
                 )
-            return moves, rivals
+            return tuple((Move(c, i, p, t, (), s, safe, home, ""), rivals) for i in range(4))
 
         # No rule beyond the tables narrows the moves: no own-pawn or jump limits, no bonus
         # squares, no compulsion.
