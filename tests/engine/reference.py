@@ -1,0 +1,214 @@
+"""RULES.md read plainly: what a roll allows, written slowly and obviously, apart from the engine.
+
+The engine is tuned for speed (precomputed tables, a fast path for plain moves); this module is
+not. The property tests and the position table hold the engine to it, so that a change in the
+engine that changes the rules shows up as a disagreement with a second, independent reading.
+It takes from the engine only the value objects and the fixed Power board layout (data, not rules).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from games.engine import BONUS_OFFSETS, YARD, Ruleset, State
+
+
+@dataclass(frozen=True, order=True)
+class Expected:
+    """One legal move as the rules describe it."""
+
+    corner: int
+    pawn: int
+    frm: int
+    to: int
+    captures: tuple[tuple[int, int], ...] = ()  # (corner, pawn), sorted
+    home: bool = False
+    bonus: str = ""
+
+
+def track_square(rules: Ruleset, corner: int, progress: int) -> int | None:
+    """The absolute track square of a pawn, or None in the yard, home column or home."""
+    if 0 <= progress <= rules.last_track:
+        return (corner * rules.quarter + progress) % rules.track_len
+    return None
+
+
+def is_home(rules: Ruleset, progress: int) -> bool:
+    return progress >= rules.finish_from
+
+
+def mover(state: State) -> int:
+    """Whose pawns the player to act moves: in Pairs a finished player moves the partner's."""
+    me = state.to_play
+    pawns = state.pawns[me]
+    if state.rules.pairs and pawns and all(is_home(state.rules, p) for p in pawns):
+        return (me + 2) % 4
+    return me
+
+
+def bonus_squares(rules: Ruleset) -> dict[int, str]:
+    if not rules.power:
+        return {}
+    return {q * rules.quarter + off: kind for q in range(4) for off, kind in BONUS_OFFSETS.items()}
+
+
+def _can_step(rules: Ruleset, own: tuple[int, ...], pawn: int, target: int) -> bool:
+    """Whether `pawn` of a corner with pawns `own` may end on progress `target` (no compulsions)."""
+    frm = own[pawn]
+    if target > rules.goal:
+        return False  # exact finish
+    others = [q for j, q in enumerate(own) if j != pawn]
+    if not rules.land_on_own and target in others:
+        return False  # mensch: never on your own pawn
+    # No jumping (house rule): a move may not pass over a pawn standing in the home column.
+    return not (
+        rules.no_jump_home_column and any(frm < q < target and q > rules.last_track for q in others)
+    )
+
+
+def captures(state: State, corner: int, pawn: int, target: int) -> tuple[tuple[int, int], ...]:
+    """The pawns sent to their yard when `corner`'s `pawn` ends on progress `target`."""
+    rules = state.rules
+    square = track_square(rules, corner, target)
+    if square is None or square in rules.safe:
+        return ()
+    partner = (corner + 2) % 4 if rules.pairs else None
+    there: dict[int, list[tuple[int, int]]] = {}
+    for c in state.seats:
+        if c == corner or c in state.out:
+            continue
+        for j, q in enumerate(state.pawns[c]):
+            if track_square(rules, c, q) == square:
+                there.setdefault(c, []).append((c, j))
+    shielded = {(c, j) for _, c, j in state.shields}
+    rivals = [cp for c, group in there.items() if c != partner for cp in group]
+    if not rivals:
+        return ()
+    if rules.capture == "all":
+        sent = rivals
+    elif rules.capture == "lone":
+        sent = rivals if len(rivals) == 1 else []
+    else:
+        # count: each rival side with no more pawns there than the mover's side goes home.
+        mine = 1 + sum(1 for j, q in enumerate(state.pawns[corner]) if j != pawn and q == target)
+        if partner is not None:
+            mine += len(there.get(partner, []))
+        sides: dict[int, list[tuple[int, int]]] = {}
+        for c, j in rivals:
+            sides.setdefault(c % 2 if rules.pairs else c, []).append((c, j))
+        sent = [cp for side in sides.values() if len(side) <= mine for cp in side]
+    return tuple(sorted(cp for cp in sent if cp not in shielded))
+
+
+def moves(state: State, die: int, six: bool) -> list[Expected]:
+    """Every legal move for `die` (a six when `six`) of the player to act, compulsions applied."""
+    rules = state.rules
+    corner = mover(state)
+    own = state.pawns[corner]
+    bonuses = bonus_squares(rules)
+    found: list[Expected] = []
+    for pawn, frm in enumerate(own):
+        if frm == YARD:
+            if not six:
+                continue
+            target = 0
+        else:
+            target = frm + die
+        if not _can_step(rules, own, pawn, target):
+            continue
+        square = track_square(rules, corner, target)
+        bonus = ""
+        if square is not None and square in bonuses and square not in state.picked:
+            bonus = bonuses[square]
+        found.append(
+            Expected(
+                corner,
+                pawn,
+                frm,
+                target,
+                captures(state, corner, pawn, target),
+                not is_home(rules, frm) and is_home(rules, target),
+                bonus,
+            )
+        )
+    if not found:
+        return []
+    if rules.must_bring_out and not rules.optional_bring_out and YARD in own:
+        if 0 in own:
+            clearing = [m for m in found if m.frm == 0]
+            if clearing:
+                return clearing
+        elif six:
+            return [m for m in found if m.frm == YARD]
+    if rules.compulsory_capture and any(m.captures for m in found):
+        return [m for m in found if m.captures]
+    return found
+
+
+def in_play(rules: Ruleset, own: tuple[int, ...]) -> bool:
+    """Whether any pawn is out: off the yard and able to move with some roll."""
+    return any(
+        p != YARD and any(_can_step(rules, own, j, p + d) for d in range(1, 7))
+        for j, p in enumerate(own)
+    )
+
+
+@dataclass(frozen=True)
+class RollOutcome:
+    """What a roll does: ``kind`` is "moves", "forfeit" (a six too many), "again" or "pass"."""
+
+    kind: str
+    moves: tuple[Expected, ...] = ()
+
+
+def roll_outcome(state: State, face: int, bonus: str = "") -> RollOutcome:
+    """What rolling `face` (with a Power bonus) does in `state`, phase "roll"."""
+    rules = state.rules
+    bonus = bonus or state.bonus
+    die = face * 2 if bonus == "double" else face
+    six = face == 6 and bonus != "double"
+    if six and rules.max_sixes and state.sixes + 1 >= rules.max_sixes:
+        return RollOutcome("forfeit")
+    found = moves(state, die, six)
+    if found:
+        return RollOutcome("moves", tuple(sorted(found)))
+    if six and rules.unusable_six_rolls_again:
+        return RollOutcome("again")
+    own = state.pawns[mover(state)]
+    tries = rules.tries_without_pawn_out
+    if tries > 1 and not in_play(rules, own) and state.tries + 1 < tries:
+        return RollOutcome("again")
+    return RollOutcome("pass")
+
+
+def extra_roll_reasons(state: State, m: Expected, face: int) -> tuple[str, ...]:
+    """Why the mover rolls again after `m` (before the end of the game is considered)."""
+    rules = state.rules
+    reasons = []
+    if face == 6 and state.bonus != "double":
+        reasons.append("six")
+    if m.captures and rules.extra_roll_on_capture:
+        reasons.append("capture")
+    if m.home and rules.extra_roll_on_home:
+        reasons.append("home")
+    if m.bonus == "plus":
+        reasons.append("plus")
+    return tuple(reasons)
+
+
+def next_player(state: State, after: int, pawns: tuple[tuple[int, ...], ...]) -> int:
+    """The next corner clockwise that still plays (in Pairs a finished player plays on while
+    the partner has not finished)."""
+    seats = state.seats
+    k = seats.index(after)
+    rules = state.rules
+    for step in range(1, len(seats) + 1):
+        c = seats[(k + step) % len(seats)]
+        if c in state.out:
+            continue
+        done = bool(pawns[c]) and all(is_home(rules, p) for p in pawns[c])
+        partner_done = rules.pairs and all(is_home(rules, p) for p in pawns[(c + 2) % 4])
+        if done and (not rules.pairs or partner_done):
+            continue
+        return c
+    return after

@@ -1,0 +1,533 @@
+"""What must always hold, over random games of every preset, option and player count.
+
+Hypothesis draws the rule set, the seats, who starts, an optional hand-placed start, a list of
+dice and choices (the part it shrinks) and a seed for a `random.Random` that plays the long tail
+to the end, so every example is one whole game played through the public API.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from games.engine import (
+    MAX_STOCK,
+    RULESETS,
+    STORED_BONUSES,
+    YARD,
+    Captured,
+    ExtraRoll,
+    Finished,
+    IllegalAction,
+    Move,
+    Moved,
+    NoMove,
+    Released,
+    Resigned,
+    Rolled,
+    Ruleset,
+    SixForfeited,
+    State,
+    TurnPassed,
+    Won,
+    dumps,
+    legal_moves,
+    loads,
+    move,
+    new_game,
+    resign,
+    roll,
+    rules_name,
+    setup,
+    timeout_move,
+    view_for,
+)
+from tests.engine import reference
+
+VARIANTS: list[Ruleset] = [
+    RULESETS["classic"],
+    RULESETS["classic"].with_options(compulsory_capture=True, no_jump_home_column=True),
+    RULESETS["family"],
+    RULESETS["duel"],
+    RULESETS["mensch"],
+    RULESETS["mensch"].with_options(compulsory_capture=True),
+    RULESETS["mensch"].with_options(optional_bring_out=True),
+    RULESETS["mensch"].with_options(no_jump_home_column=True),
+    RULESETS["mensch"].with_options(
+        compulsory_capture=True, optional_bring_out=True, no_jump_home_column=True
+    ),
+    RULESETS["party"],
+    RULESETS["party"].with_options(pairs=True),
+    RULESETS["party"].with_options(power=True),
+    RULESETS["party"].with_options(pairs=True, power=True),
+]
+CASES = [
+    (rules, players)
+    for rules in VARIANTS
+    for players in range(rules.min_players, rules.max_players + 1)
+    if not (rules.pairs and players != 4)
+]
+VARIANT = pytest.mark.parametrize("rules", VARIANTS, ids=rules_name)
+# Random games end in a few hundred to two thousand actions (rolls and moves); this bound is
+# far above what random dice ever need, and low enough to catch a game that cannot end.
+MAX_ACTIONS = 20_000
+
+# Examples per rule set and property; LUDO_PROPERTY_EXAMPLES=2000 LUDO_PROPERTY_RANDOM=1 hunts
+# for bugs with fresh games, the default keeps the file fast and the same on every run.
+SETTINGS = settings(
+    max_examples=int(os.environ.get("LUDO_PROPERTY_EXAMPLES", "12")),
+    deadline=None,
+    derandomize=not os.environ.get("LUDO_PROPERTY_RANDOM"),
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@dataclass(frozen=True)
+class Script:
+    """Everything that decides one game: the rules, the seats, the start, dice and choices."""
+
+    rules: Ruleset
+    players: int
+    first: int
+    start: dict[int, list[int]] | None
+    choices: list[int]
+    seed: int
+    resigns: dict[int, int] = field(default_factory=dict)  # action number -> which player
+
+    def __repr__(self) -> str:
+        return (
+            f"Script({rules_name(self.rules)!r}, players={self.players}, first={self.first}, "
+            f"start={self.start}, choices={self.choices}, seed={self.seed}, "
+            f"resigns={self.resigns})"
+        )
+
+    def begin(self) -> State:
+        if self.start is None:
+            return new_game(self.rules, self.players, self.first)
+        return setup(self.rules, self.start, self.first)
+
+
+@st.composite
+def scripts(draw: st.DrawFn, rules: Ruleset) -> Script:
+    players = draw(st.sampled_from([n for r, n in CASES if r is rules]))
+    seats = rules.seats_for(players)
+    first = draw(st.sampled_from(seats))
+    start = None
+    if draw(st.integers(0, 3)) == 0:
+        # A hand-placed start puts pawns anywhere, the late game included.
+        start = {}
+        for c in seats:
+            row = draw(st.lists(st.integers(YARD, rules.goal), min_size=4, max_size=4))
+            if not rules.land_on_own:
+                row = [p if p < 0 or p not in row[:j] else YARD for j, p in enumerate(row)]
+            start[c] = row
+    choices = draw(st.lists(st.integers(0, 255), max_size=300))
+    seed = draw(st.integers(0, 2**32 - 1))
+    resigns = draw(st.dictionaries(st.integers(0, 1500), st.integers(0, 3), max_size=2))
+    return Script(rules, players, first, start, choices, seed, resigns)
+
+
+Action = tuple  # ("roll", face, bonus) | ("move", Move, shield) | ("resign", corner)
+
+
+@dataclass
+class Step:
+    before: State
+    action: Action
+    after: State
+    events: tuple
+
+
+def play(script: Script) -> tuple[State, list[Step]]:
+    """Play `script` to the end (or MAX_ACTIONS): the start and every step."""
+    state = script.begin()
+    start = state
+    rng = random.Random(script.seed)
+    pending = iter(script.choices)
+
+    def pick(n: int) -> int:
+        x = next(pending, None)
+        return rng.randrange(n) if x is None else x % n
+
+    rules = script.rules
+    steps: list[Step] = []
+    while state.phase != "over" and len(steps) < MAX_ACTIONS:
+        before = state
+        player = state.to_play
+        if len(steps) in script.resigns and state.phase == "roll":
+            playing = [c for c in state.seats if c not in state.out and c not in state.placings]
+            action: Action = ("resign", playing[script.resigns[len(steps)] % len(playing)])
+            state, events = resign(state, action[1])
+        elif state.phase == "roll":
+            bonus = ""
+            if rules.power:
+                k = pick(6)
+                if k < 3 and state.stock[player][k] and state.bonus in ("", STORED_BONUSES[k]):
+                    bonus = STORED_BONUSES[k]
+            action = ("roll", pick(6) + 1, bonus)
+            state, events = roll(state, action[1], bonus=bonus)
+        else:
+            options = legal_moves(state)
+            k = pick(len(options) + 1)
+            chosen = timeout_move(state) if k == len(options) else options[k]
+            shield = (
+                rules.power
+                and state.bonus == ""
+                and state.stock[player][2] > 0
+                and chosen.to <= rules.last_track
+                and pick(3) == 0
+            )
+            action = ("move", chosen, shield)
+            state, events = move(state, chosen, shield=shield)
+        steps.append(Step(before, action, state, events))
+    return start, steps
+
+
+def replay(start: State, actions: list[Action]) -> list[tuple[State, tuple]]:
+    out = []
+    state = start
+    for action in actions:
+        if action[0] == "roll":
+            state, events = roll(state, action[1], bonus=action[2])
+        elif action[0] == "move":
+            state, events = move(state, action[1], shield=action[2])
+        else:
+            state, events = resign(state, action[1])
+        out.append((state, events))
+    return out
+
+
+def where(step: Step) -> str:
+    return f"{dumps(step.before)} then {step.action[:2]!r} -> {dumps(step.after)}"
+
+
+def states(start: State, steps: list[Step]) -> list[State]:
+    return [start] + [s.after for s in steps]
+
+
+# ---------------------------------------------------------------------------- the properties
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_pawns_are_conserved(rules: Ruleset, data: st.DataObject) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    rules = script.rules
+    for state in states(start, steps):
+        for c in range(4):
+            if c in state.seats and c not in state.out:
+                assert len(state.pawns[c]) == 4, dumps(state)
+                assert all(YARD <= p <= rules.goal for p in state.pawns[c]), dumps(state)
+            else:
+                assert state.pawns[c] == (), dumps(state)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_pawns_only_go_forward_or_to_the_yard_by_a_capture_off_safe_squares(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    rules = script.rules
+    for step in steps:
+        before, after = step.before, step.after
+        captured = {(e.corner, e.pawn): e for e in step.events if isinstance(e, Captured)}
+        moved = [e for e in step.events if isinstance(e, Moved | Released)]
+        if step.action[0] != "move":
+            assert not captured and not moved, where(step)
+        else:
+            chosen = step.action[1]
+            assert len(moved) == 1, where(step)
+            assert (moved[0].corner, moved[0].pawn) == (chosen.corner, chosen.pawn), where(step)
+        for (c, j), e in captured.items():
+            q = before.pawns[c][j]
+            assert e.square >= 0 and e.square not in rules.safe, where(step)
+            assert reference.track_square(rules, c, q) == e.square, where(step)
+            assert e.square == moved[0].square, where(step)
+            assert c != e.by and not (rules.pairs and c == (e.by + 2) % 4), where(step)
+            assert (c, j) not in {(pc, pj) for _, pc, pj in before.shields}, where(step)
+        for c in after.seats:
+            if not after.pawns[c]:
+                assert c in after.out, where(step)
+                continue
+            for j, (p, q) in enumerate(zip(before.pawns[c], after.pawns[c], strict=True)):
+                if (c, j) in captured:
+                    assert q == YARD and p <= rules.last_track, where(step)
+                elif moved and (moved[0].corner, moved[0].pawn) == (c, j):
+                    assert q == (0 if p == YARD else p + before.die), where(step)
+                else:
+                    assert q == p, where(step)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_mensch_pawns_of_one_corner_never_share_a_square(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    if script.rules.land_on_own:
+        return
+    for state in states(start, steps):
+        for row in state.pawns:
+            placed = [p for p in row if p >= 0]
+            assert len(placed) == len(set(placed)), dumps(state)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_replaying_the_same_rolls_and_choices_gives_the_same_game(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    again = replay(script.begin(), [s.action for s in steps])
+    assert script.begin() == start
+    for step, (state, events) in zip(steps, again, strict=True):
+        assert state == step.after, where(step)
+        assert hash(state) == hash(step.after), where(step)
+        assert events == step.events, where(step)
+    if steps:
+        # The notation holds everything the rest of the game depends on.
+        k = random.Random(script.seed).randrange(len(steps))
+        resumed = replay(loads(dumps(steps[k].after)), [s.action for s in steps[k + 1 :]])
+        assert [s for s, _ in resumed] == [s.after for s in steps[k + 1 :]]
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_a_roll_leaves_phase_move_exactly_when_the_rules_allow_a_move(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    for state in states(start, steps):
+        assert state.phase in ("roll", "move", "over"), dumps(state)
+        assert (state.phase == "move") == bool(legal_moves(state)), dumps(state)
+        if state.phase != "move":
+            assert (state.die, state.face) == (0, 0), dumps(state)
+    for step in steps:
+        if step.action[0] != "roll":
+            continue
+        before, after, events = step.before, step.after, step.events
+        _, face, bonus = step.action
+        player = before.to_play
+        want = reference.roll_outcome(before, face, bonus)
+        used = bonus or before.bonus
+        value = 2 * face if used == "double" else face
+        assert events[0] == Rolled(player, face, value, used), where(step)
+        if want.kind == "moves":
+            # Even a single choice waits for the player: the engine never moves by itself.
+            assert after.phase == "move" and after.to_play == player, where(step)
+            assert events == (events[0],), where(step)
+            got = sorted(
+                reference.Expected(
+                    m.corner, m.pawn, m.frm, m.to, tuple(sorted(m.captures)), m.home, m.bonus
+                )
+                for m in legal_moves(after)
+            )
+            assert tuple(got) == want.moves, where(step)
+            assert (after.die, after.face) == (value, face), where(step)
+            continue
+        assert after.phase == "roll", where(step)
+        kinds = [type(e) for e in events]
+        if want.kind == "forfeit":
+            assert SixForfeited in kinds and NoMove not in kinds, where(step)
+        else:
+            assert NoMove in kinds and SixForfeited not in kinds, where(step)
+        if want.kind == "again":
+            assert after.to_play == player and kinds[-1] is ExtraRoll, where(step)
+            six = face == 6 and used != "double"
+            assert after.sixes == (before.sixes + 1 if six else 0), where(step)
+        else:
+            assert kinds[-1] is TurnPassed and after.sixes == 0, where(step)
+            assert after.to_play == reference.next_player(before, player, before.pawns)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_a_move_gives_an_extra_roll_exactly_for_the_rules_reasons(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    rules = script.rules
+    for step in steps:
+        if step.action[0] != "move":
+            continue
+        before, after, events = step.before, step.after, step.events
+        m = step.action[1]
+        player = before.to_play
+        expected = reference.Expected(
+            m.corner, m.pawn, m.frm, m.to, tuple(sorted(m.captures)), m.home, m.bonus
+        )
+        reasons = reference.extra_roll_reasons(before, expected, before.face)
+        extra = [e for e in events if isinstance(e, ExtraRoll)]
+        if after.phase == "over":
+            assert not extra, where(step)
+            continue
+        finished_alone = not rules.pairs and all(
+            p >= rules.finish_from for p in after.pawns[m.corner]
+        )
+        if reasons and not finished_alone:
+            assert extra == [ExtraRoll(player, reasons)], where(step)
+            assert after.to_play == player, where(step)
+            reset = rules.sixes_reset_on_capture_or_home and (m.captures or m.home)
+            assert after.sixes == (0 if reset else before.sixes), where(step)
+        else:
+            assert not extra, where(step)
+            assert after.to_play == reference.next_player(before, player, after.pawns)
+            assert after.sixes == 0 and after.tries == 0, where(step)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_every_game_ends_with_every_seat_placed_once_winner_first(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    final = steps[-1].after if steps else start
+    event(f"{rules_name(script.rules)} x{script.players}")
+    event(f"actions: {len(steps) // 500 * 500}+")
+    event("resigned" if final.out else "played out")
+    assert final.phase == "over", f"no end after {MAX_ACTIONS} actions: {dumps(final)}"
+    assert sorted(final.placings) == sorted(final.seats), dumps(final)
+    assert final.winner == final.placings[0], dumps(final)
+    rules = script.rules
+    events = [e for s in steps for e in s.events]
+    won = [e for e in events if isinstance(e, Won)]
+    if steps:
+        assert won == [Won(final.placings[0], final.placings)], dumps(final)
+        assert all(s.before.phase != "over" for s in steps)
+    if rules.pairs:
+        # The pair with all eight home (or the pair left) wins: both partners above the others.
+        assert final.placings[1] == (final.placings[0] + 2) % 4, dumps(final)
+        return
+    finished = list(start.placings) + [e.corner for e in events if isinstance(e, Finished)]
+    out = [e.corner for e in events if isinstance(e, Resigned)]
+    # Finishers in finishing order, then those still playing, then those who left, the
+    # first to leave last.
+    assert list(final.placings[: len(finished)]) == finished, dumps(final)
+    assert list(final.placings[len(final.placings) - len(out) :]) == out[::-1], dumps(final)
+    still = len(final.seats) - len(finished) - len(out)
+    if rules.ending == "last":
+        assert still == 1, dumps(final)  # plays on until one is left: the last loses
+    else:
+        assert finished[:1] == list(final.placings[:1]) or still == 1, dumps(final)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_the_notation_round_trips_every_state(rules: Ruleset, data: st.DataObject) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    for state in states(start, steps):
+        text = dumps(state)
+        again = loads(text)
+        assert again == state, text
+        assert hash(again) == hash(state), text
+        assert dumps(again) == text
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_the_sixes_count_stays_below_the_limit(rules: Ruleset, data: st.DataObject) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    limit = script.rules.max_sixes
+    for state in states(start, steps):
+        if limit:
+            assert 0 <= state.sixes <= limit - 1, dumps(state)
+        assert 0 <= state.tries < script.rules.tries_without_pawn_out or state.tries == 0
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_states_are_hashable_and_equal_states_hash_equal(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    seen: dict[State, State] = {}
+    for state in states(start, steps):
+        twin = loads(dumps(state))
+        assert twin == state and hash(twin) == hash(state)
+        other = seen.setdefault(state, state)
+        assert other == state and hash(other) == hash(state)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_power_stock_stays_within_limits_and_hidden_from_others(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    rules = script.rules
+    for state in states(start, steps):
+        for c, stock in enumerate(state.stock):
+            assert all(0 <= n <= MAX_STOCK for n in stock), dumps(state)
+            if not rules.power:
+                assert stock == (0, 0, 0), dumps(state)
+            seen = view_for(state, c)
+            assert seen.stock[c] == stock
+            assert all(seen.stock[o] == (0, 0, 0) for o in range(4) if o != c)
+        assert rules.power or not (state.picked or state.shields or state.bonus)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_illegal_moves_are_refused_with_a_readable_error(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    for step in steps[:200]:
+        state = step.before
+        if state.phase == "roll":
+            try:
+                move(state, Move(state.to_play, 0, state.pawns[state.to_play][0], 0))
+            except IllegalAction as exc:
+                assert str(exc)
+            else:
+                raise AssertionError(f"moved in phase roll: {dumps(state)}")
+        elif state.phase == "move":
+            legal = set(legal_moves(state))
+            pawns = state.pawns[state.legal[0].corner]
+            for j, p in enumerate(pawns):
+                wrong = state.legal[0]._replace(pawn=j, frm=p, to=p + 1 if p >= 0 else 0)
+                if any(m[:4] == wrong[:4] for m in legal):
+                    continue
+                try:
+                    move(state, wrong)
+                except IllegalAction as exc:
+                    assert str(exc)
+                else:
+                    raise AssertionError(f"illegal {wrong} accepted in {dumps(state)}")
+            try:
+                roll(state, 3)
+            except IllegalAction:
+                pass
+            else:
+                raise AssertionError(f"rolled in phase move: {dumps(state)}")
