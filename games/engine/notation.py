@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 
-from .rules import RULESETS, Ruleset
+from .rules import MAX_STOCK, RULESETS, Ruleset
 from .state import NO_STOCK, YARD, IllegalAction, State
 
 OPTIONS = ("compulsory_capture", "optional_bring_out", "no_jump_home_column", "pairs", "power")
@@ -79,6 +79,8 @@ def loads(text: str) -> State:
     """The state `text` describes; raises IllegalAction naming what is wrong."""
     from .play import _code, _moves
 
+    if not text.split():
+        raise IllegalAction("An empty position: expected a rule set name and key=value fields")
     head, *tokens = text.split()
     rules = rules_from_name(head)
     fields: dict[str, str] = {}
@@ -151,12 +153,7 @@ def loads(text: str) -> State:
         if isinstance(exc, IllegalAction):
             raise
         raise IllegalAction(f"Cannot read the position {text!r}: {exc}") from exc
-    if state.phase not in ("roll", "move", "over"):
-        raise IllegalAction(f"phase is roll, move or over, not {state.phase!r}")
-    if any(row and len(row) != 4 for row in pawns) or any(
-        not YARD <= p <= rules.goal for row in pawns for p in row
-    ):
-        raise IllegalAction("each seated corner has four pawns within the board")
+    _check(state)
     if state.phase == "move":
         from .play import mover_of
 
@@ -165,3 +162,58 @@ def loads(text: str) -> State:
             raise IllegalAction("phase=move but no pawn can move the die")
         state = state._replace(legal=legal)
     return state
+
+
+def _check(state: State) -> None:
+    """Refuse a position that no game can reach, naming the first thing wrong."""
+    rules = state.rules
+    pawns = state.pawns
+    if state.phase not in ("roll", "move", "over"):
+        raise IllegalAction(f"phase is roll, move or over, not {state.phase!r}")
+    if not set(state.seats) <= {0, 1, 2, 3} or len(set(state.seats)) != len(state.seats):
+        raise IllegalAction(f"seats are distinct corners 0 to 3, not {state.seats}")
+    if not rules.min_players <= len(state.seats) <= rules.max_players:
+        raise IllegalAction(
+            f"{rules.name} is played by {rules.min_players} to {rules.max_players} players"
+        )
+    for c in range(4):
+        row = pawns[c]
+        if c in state.seats and c not in state.out and len(row) != 4:
+            raise IllegalAction(f"corner {c} is seated and needs four pawns")
+        if (c not in state.seats or c in state.out) and row:
+            raise IllegalAction(f"corner {c} has no player, so no pawns")
+        if any(not YARD <= p <= rules.goal for p in row):
+            raise IllegalAction(
+                f"each pawn stands within the board ({YARD}..{rules.goal}); corner {c}'s does not"
+            )
+        if not rules.land_on_own and any(p >= 0 and row.count(p) > 1 for p in row):
+            raise IllegalAction(f"in {rules.name} two pawns of corner {c} never share a square")
+    if state.to_play not in state.seats:
+        raise IllegalAction(f"corner {state.to_play} has no player")
+    if state.phase != "over":
+        done = state.to_play in state.placings and not rules.pairs
+        if state.to_play in state.out or done:
+            raise IllegalAction(f"corner {state.to_play} is no longer playing")
+    if not set(state.placings) | set(state.out) <= set(state.seats):
+        raise IllegalAction("placings and out name only seated corners")
+    if state.phase == "move":
+        if not 1 <= state.face <= 6:
+            raise IllegalAction(f"a die shows 1 to 6, not {state.face}")
+        want = state.face * 2 if state.bonus == "double" else state.face
+        if state.die != want:
+            raise IllegalAction(f"die={state.die} does not follow from face={state.face}")
+    elif state.die or state.face:
+        raise IllegalAction("die and face are set only in phase move")
+    if state.sixes < 0 or (rules.max_sixes and state.sixes >= rules.max_sixes):
+        raise IllegalAction(f"sixes in a row cannot be {state.sixes} in {rules.name}")
+    if not 0 <= state.tries < max(1, rules.tries_without_pawn_out):
+        raise IllegalAction(f"tries cannot be {state.tries} in {rules.name}")
+    if state.bonus not in ("", "double", "control", "shield"):
+        raise IllegalAction(f"bonus is double, control or shield, not {state.bonus!r}")
+    power = state.stock != (NO_STOCK,) * 4 or state.picked or state.shields or state.bonus
+    if power and not rules.power:
+        raise IllegalAction("stock, picked squares, shields and bonuses belong to Power")
+    if len(state.stock) != 4 or any(not 0 <= n <= MAX_STOCK for s in state.stock for n in s):
+        raise IllegalAction(f"a stock holds 0 to {MAX_STOCK} of each bonus")
+    if not state.picked <= set(rules.board.bonus):
+        raise IllegalAction("picked names only bonus squares")

@@ -98,6 +98,8 @@ def setup(
     over = _game_over(state, grid, order, ())
     if over is not None:
         return state._replace(phase="over", placings=over)
+    if to_play in done and not (rules.pairs and (to_play + 2) % 4 not in done):
+        raise IllegalAction(f"Corner {to_play} has every pawn home and no longer plays")
     return state
 
 
@@ -432,10 +434,10 @@ def _why_not(state: State, chosen: Move) -> str:
     if p == YARD:
         if state.die != 6 or state.face != 6:
             return f"Pawn {chosen.pawn} is in the yard, and only a 6 brings a pawn out"
-    elif p + state.die > rules.goal:
-        return f"Pawn {chosen.pawn} cannot move {state.die}: it would pass home (exact finish)"
     elif p == rules.goal:
         return f"Pawn {chosen.pawn} is already home"
+    elif p + state.die > rules.goal:
+        return f"Pawn {chosen.pawn} cannot move {state.die}: it would pass home (exact finish)"
     elif not rules.land_on_own and p + state.die in state.pawns[mover]:
         return f"Pawn {chosen.pawn} cannot land on your own pawn"
     if rules.brings_out_by_force and YARD in state.pawns[mover]:
