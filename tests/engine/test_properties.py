@@ -127,6 +127,8 @@ def scripts(draw: st.DrawFn, rules: Ruleset) -> Script:
             if not rules.land_on_own:
                 row = [p if p < 0 or p not in row[:j] else YARD for j, p in enumerate(row)]
             start[c] = row
+        if all(p >= rules.finish_from for p in start[first]) and not rules.pairs:
+            start[first][0] = YARD  # a player with every pawn home no longer plays
     choices = draw(st.lists(st.integers(0, 255), max_size=300))
     seed = draw(st.integers(0, 2**32 - 1))
     resigns = draw(st.dictionaries(st.integers(0, 1500), st.integers(0, 3), max_size=2))
@@ -269,7 +271,7 @@ def test_pawns_only_go_forward_or_to_the_yard_by_a_capture_off_safe_squares(
                     assert q == p, where(step)
 
 
-@VARIANT
+@pytest.mark.parametrize("rules", [r for r in VARIANTS if not r.land_on_own], ids=rules_name)
 @SETTINGS
 @given(st.data())
 def test_mensch_pawns_of_one_corner_never_share_a_square(
@@ -277,8 +279,6 @@ def test_mensch_pawns_of_one_corner_never_share_a_square(
 ) -> None:
     script = data.draw(scripts(rules), label="script")
     start, steps = play(script)
-    if script.rules.land_on_own:
-        return
     for state in states(start, steps):
         for row in state.pawns:
             placed = [p for p in row if p >= 0]
@@ -314,6 +314,7 @@ def test_a_roll_leaves_phase_move_exactly_when_the_rules_allow_a_move(
 ) -> None:
     script = data.draw(scripts(rules), label="script")
     start, steps = play(script)
+    rules = script.rules
     for state in states(start, steps):
         assert state.phase in ("roll", "move", "over"), dumps(state)
         assert (state.phase == "move") == bool(legal_moves(state)), dumps(state)
@@ -341,6 +342,10 @@ def test_a_roll_leaves_phase_move_exactly_when_the_rules_allow_a_move(
             )
             assert tuple(got) == want.moves, where(step)
             assert (after.die, after.face) == (value, face), where(step)
+            for m in legal_moves(after):
+                square = reference.track_square(rules, m.corner, m.to)
+                assert m.square == (-1 if square is None else square), where(step)
+                assert m.safe == (square in rules.safe), where(step)
             continue
         assert after.phase == "roll", where(step)
         kinds = [type(e) for e in events]
@@ -397,6 +402,21 @@ def test_a_move_gives_an_extra_roll_exactly_for_the_rules_reasons(
 @VARIANT
 @SETTINGS
 @given(st.data())
+def test_the_timeout_move_is_the_most_advanced_legal_pawn(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    for state in states(start, steps):
+        if state.phase != "move":
+            continue
+        best = min(legal_moves(state), key=lambda m: (-m.frm, m.pawn))
+        assert timeout_move(state) == best, dumps(state)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
 def test_every_game_ends_with_every_seat_placed_once_winner_first(
     rules: Ruleset, data: st.DataObject
 ) -> None:
@@ -430,6 +450,13 @@ def test_every_game_ends_with_every_seat_placed_once_winner_first(
         assert still == 1, dumps(final)  # plays on until one is left: the last loses
     else:
         assert finished[:1] == list(final.placings[:1]) or still == 1, dumps(final)
+    if rules.name == "classic":
+        # Classic places the others by pawns home, then total progress.
+        rest = final.placings[len(finished) : len(final.placings) - len(out)]
+        keys = [
+            (sum(p >= rules.finish_from for p in final.pawns[c]), sum(final.pawns[c])) for c in rest
+        ]
+        assert keys == sorted(keys, reverse=True), dumps(final)
 
 
 @VARIANT
