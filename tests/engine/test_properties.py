@@ -20,6 +20,7 @@ from games.engine import (
     RULESETS,
     STORED_BONUSES,
     YARD,
+    BonusPicked,
     Captured,
     ExtraRoll,
     Finished,
@@ -31,6 +32,7 @@ from games.engine import (
     Resigned,
     Rolled,
     Ruleset,
+    Shielded,
     SixForfeited,
     State,
     TurnPassed,
@@ -500,6 +502,61 @@ def test_states_are_hashable_and_equal_states_hash_equal(
         assert twin == state and hash(twin) == hash(state)
         other = seen.setdefault(state, state)
         assert other == state and hash(other) == hash(state)
+
+
+@pytest.mark.parametrize("rules", [r for r in VARIANTS if r.power], ids=rules_name)
+@SETTINGS
+@given(st.data())
+def test_power_bonuses_are_picked_spent_and_laid_back_as_the_rules_say(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    for step in steps:
+        before, after, events = step.before, step.after, step.events
+        player = before.to_play
+        mine = list(before.stock[player])
+        if step.action[0] == "roll":
+            bonus = step.action[2]
+            if bonus in ("double", "control"):
+                mine[STORED_BONUSES.index(bonus)] -= 1  # spent on the roll, used or not
+            assert after.stock[player] == tuple(mine), where(step)
+            for k, kind in enumerate(STORED_BONUSES):
+                if before.stock[player][k] == 0:
+                    try:
+                        roll(before, 3, bonus=kind)
+                    except IllegalAction:
+                        pass
+                    else:
+                        raise AssertionError(f"{kind} used from an empty stock: {where(step)}")
+        elif step.action[0] == "move":
+            m, shield = step.action[1], step.action[2]
+            given = [e for e in events if isinstance(e, Shielded)]
+            if (shield or before.bonus == "shield") and m.to <= rules.last_track:
+                assert given == [Shielded(player, m.corner, m.pawn)], where(step)
+                assert (player, m.corner, m.pawn) in after.shields, where(step)
+                mine[2] -= 1
+            else:
+                assert not given, where(step)
+            picked = [e for e in events if isinstance(e, BonusPicked)]
+            if m.bonus:
+                # Ending on a bonus square picks it for the mover, a partner's pawn included.
+                assert picked == [BonusPicked(player, m.bonus, m.square)], where(step)
+                if m.bonus in STORED_BONUSES:
+                    k = STORED_BONUSES.index(m.bonus)
+                    mine[k] = min(MAX_STOCK, mine[k] + 1)
+            else:
+                assert not picked, where(step)
+            assert after.stock[player] == tuple(mine), where(step)
+            if after.phase == "roll" and after.to_play == player:
+                assert after.picked == before.picked | ({m.square} if m.bonus else set())
+        others = [c for c in range(4) if c != player]
+        assert [after.stock[c] for c in others] == [before.stock[c] for c in others]
+        if after.phase == "roll" and after.to_play != player:
+            # A new turn: picked bonuses lie on the board again, and the shields the new
+            # player gave have lasted until now.
+            assert not after.picked, where(step)
+            assert all(g != after.to_play for g, _, _ in after.shields), where(step)
 
 
 @VARIANT
