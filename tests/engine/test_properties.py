@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -108,6 +109,9 @@ class Script:
             f"start={self.start}, choices={self.choices}, seed={self.seed}, "
             f"resigns={self.resigns})"
         )
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # Hypothesis prints failing examples with this
 
     def begin(self) -> State:
         if self.start is None:
