@@ -168,7 +168,7 @@ def play(script: Script) -> tuple[State, list[Step]]:
     while state.phase != "over" and len(steps) < MAX_ACTIONS:
         before = state
         player = state.to_play
-        if len(steps) in script.resigns and state.phase == "roll":
+        if len(steps) in script.resigns:
             playing = [c for c in state.seats if c not in state.out and c not in state.placings]
             action: Action = ("resign", playing[script.resigns[len(steps)] % len(playing)])
             state, events = resign(state, action[1])
@@ -403,6 +403,45 @@ def test_a_move_gives_an_extra_roll_exactly_for_the_rules_reasons(
             assert not extra, where(step)
             assert after.to_play == reference.next_player(before, player, after.pawns)
             assert after.sixes == 0 and after.tries == 0, where(step)
+
+
+@VARIANT
+@SETTINGS
+@given(st.data())
+def test_a_player_who_leaves_is_out_and_the_others_play_on(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    script = data.draw(scripts(rules), label="script")
+    start, steps = play(script)
+    for step in steps:
+        if step.action[0] != "resign":
+            continue
+        before, after, corner = step.before, step.after, step.action[1]
+        leaving = {corner, (corner + 2) % 4} if rules.pairs else {corner}
+        assert [e for e in step.events if isinstance(e, Resigned)] == [
+            Resigned(c, "resigned") for c in sorted(leaving, key=lambda c: c != corner)
+        ], where(step)
+        assert leaving <= set(after.out) and all(after.pawns[c] == () for c in leaving)
+        for c in set(after.seats) - leaving:
+            assert after.pawns[c] == before.pawns[c], where(step)
+        if after.phase == "over":
+            continue
+        if before.to_play in leaving:
+            assert after.phase == "roll", where(step)
+            assert after.to_play == reference.next_player(after, before.to_play, after.pawns)
+        elif after.phase == "move":
+            # The roll in hand stays; its moves no longer capture pawns that left.
+            six = before.face == 6 and before.bonus != "double"
+            want = sorted(reference.moves(after, before.die, six))
+            got = sorted(
+                reference.Expected(
+                    m.corner, m.pawn, m.frm, m.to, tuple(sorted(m.captures)), m.home, m.bonus
+                )
+                for m in legal_moves(after)
+            )
+            assert got == want, where(step)
+        else:
+            assert after.to_play == before.to_play or before.phase == "move", where(step)
 
 
 @VARIANT
