@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, given, reject, settings
 from hypothesis import strategies as st
 
 from games.engine import (
@@ -83,7 +83,7 @@ MAX_ACTIONS = 20_000
 # Examples per rule set and property; LUDO_PROPERTY_EXAMPLES=2000 LUDO_PROPERTY_RANDOM=1 hunts
 # for bugs with fresh games, the default keeps the file fast and the same on every run.
 SETTINGS = settings(
-    max_examples=int(os.environ.get("LUDO_PROPERTY_EXAMPLES", "12")),
+    max_examples=int(os.environ.get("LUDO_PROPERTY_EXAMPLES", "10")),
     deadline=None,
     derandomize=not os.environ.get("LUDO_PROPERTY_RANDOM"),
     database=None,
@@ -209,6 +209,13 @@ def replay(start: State, actions: list[Action]) -> list[tuple[State, tuple]]:
             state, events = resign(state, action[1])
         out.append((state, events))
     return out
+
+
+def as_expected(m: Move) -> reference.Expected:
+    """An engine move in the reference's terms."""
+    return reference.Expected(
+        m.corner, m.pawn, m.frm, m.to, tuple(sorted(m.captures)), m.home, m.bonus
+    )
 
 
 def where(step: Step) -> str:
@@ -340,12 +347,7 @@ def test_a_roll_leaves_phase_move_exactly_when_the_rules_allow_a_move(
             # Even a single choice waits for the player: the engine never moves by itself.
             assert after.phase == "move" and after.to_play == player, where(step)
             assert events == (events[0],), where(step)
-            got = sorted(
-                reference.Expected(
-                    m.corner, m.pawn, m.frm, m.to, tuple(sorted(m.captures)), m.home, m.bonus
-                )
-                for m in legal_moves(after)
-            )
+            got = sorted(as_expected(m) for m in legal_moves(after))
             assert tuple(got) == want.moves, where(step)
             assert (after.die, after.face) == (value, face), where(step)
             for m in legal_moves(after):
@@ -383,9 +385,7 @@ def test_a_move_gives_an_extra_roll_exactly_for_the_rules_reasons(
         before, after, events = step.before, step.after, step.events
         m = step.action[1]
         player = before.to_play
-        expected = reference.Expected(
-            m.corner, m.pawn, m.frm, m.to, tuple(sorted(m.captures)), m.home, m.bonus
-        )
+        expected = as_expected(m)
         reasons = reference.extra_roll_reasons(before, expected, before.face)
         extra = [e for e in events if isinstance(e, ExtraRoll)]
         if after.phase == "over":
@@ -433,12 +433,7 @@ def test_a_player_who_leaves_is_out_and_the_others_play_on(
             # The roll in hand stays; its moves no longer capture pawns that left.
             six = before.face == 6 and before.bonus != "double"
             want = sorted(reference.moves(after, before.die, six))
-            got = sorted(
-                reference.Expected(
-                    m.corner, m.pawn, m.frm, m.to, tuple(sorted(m.captures)), m.home, m.bonus
-                )
-                for m in legal_moves(after)
-            )
+            got = sorted(as_expected(m) for m in legal_moves(after))
             assert got == want, where(step)
         else:
             assert after.to_play == before.to_play or before.phase == "move", where(step)
@@ -658,3 +653,94 @@ def test_illegal_moves_are_refused_with_a_readable_error(
                 pass
             else:
                 raise AssertionError(f"rolled in phase move: {dumps(state)}")
+
+
+@st.composite
+def crowded_positions(draw: st.DrawFn, rules: Ruleset) -> tuple[State, int, str]:
+    """A position with pawns of several corners on a few squares, and a roll for it."""
+    players = draw(st.sampled_from([n for r, n in CASES if r is rules]))
+    seats = rules.seats_for(players)
+    hot = draw(st.lists(st.integers(0, rules.track_len - 1), min_size=1, max_size=3))
+    if rules.power:
+        # Bonus squares and the squares just before them, to land on them.
+        hot.append(draw(st.sampled_from(sorted(reference.bonus_squares(rules)))))
+    rows = {}
+    for c in seats:
+        row = []
+        for _ in range(4):
+            kind = draw(st.integers(0, 5))
+            if kind == 0:
+                p = YARD
+            elif kind == 1:
+                p = draw(st.integers(rules.last_track - 5, rules.goal))
+            else:
+                s = draw(st.sampled_from(hot)) - draw(st.integers(0, 6)) * (kind == 5)
+                p = (s - c * rules.quarter) % rules.track_len
+                p = p if p <= rules.last_track else YARD
+            if not rules.land_on_own and p >= 0 and p in row:
+                p = YARD
+            row.append(p)
+        rows[c] = row
+    to_play = draw(st.sampled_from(seats))
+    face = draw(st.integers(1, 6))
+    try:
+        state = setup(rules, rows, to_play)
+    except IllegalAction:
+        reject()  # a player with every pawn home does not play
+    extra = {}
+    if rules.max_sixes:
+        extra["sixes"] = draw(st.integers(0, rules.max_sixes - 1))
+    if rules.tries_without_pawn_out > 1:
+        extra["tries"] = draw(st.integers(0, rules.tries_without_pawn_out - 1))
+    bonus = ""
+    if rules.power:
+        on_track = [
+            (c, j)
+            for c in seats
+            for j, p in enumerate(state.pawns[c])
+            if 0 <= p <= rules.last_track
+        ]
+        shielded = draw(st.lists(st.sampled_from(on_track), max_size=3)) if on_track else []
+        extra["shields"] = frozenset((draw(st.sampled_from(seats)), c, j) for c, j in shielded)
+        squares = sorted(reference.bonus_squares(rules))
+        extra["picked"] = frozenset(draw(st.lists(st.sampled_from(squares), max_size=3)))
+        extra["stock"] = tuple(
+            tuple(draw(st.integers(0, 3)) for _ in range(3)) if c in seats else (0, 0, 0)
+            for c in range(4)
+        )
+        bonus = draw(st.sampled_from(["", "", "double", "control", "shield"]))
+        if bonus and extra["stock"][to_play][STORED_BONUSES.index(bonus)] == 0:
+            bonus = ""
+    return loads(dumps(state._replace(**extra))), face, bonus
+
+
+@VARIANT
+@settings(SETTINGS, max_examples=SETTINGS.max_examples * 8)
+@given(st.data())
+def test_crowded_positions_allow_exactly_the_moves_the_rules_allow(
+    rules: Ruleset, data: st.DataObject
+) -> None:
+    state, face, bonus = data.draw(crowded_positions(rules), label="position")
+    if state.phase != "roll":
+        return
+    want = reference.roll_outcome(state, face, bonus)
+    after, events = roll(state, face, bonus=bonus)
+    where = f"{dumps(state)} ; {face} {bonus}"
+    if want.kind != "moves":
+        assert after.phase == "roll", where
+        forfeited = any(isinstance(e, SixForfeited) for e in events)
+        again = after.to_play == state.to_play and any(isinstance(e, ExtraRoll) for e in events)
+        assert (forfeited, again) == (want.kind == "forfeit", want.kind == "again"), where
+        return
+    got = sorted(as_expected(m) for m in legal_moves(after))
+    assert tuple(got) == want.moves, where
+    for m in legal_moves(after):
+        done, events = move(after, m)
+        reasons = reference.extra_roll_reasons(after, as_expected(m), face)
+        extra = [e for e in events if isinstance(e, ExtraRoll)]
+        if done.phase == "over":
+            continue
+        alone = not rules.pairs and done.finished(m.corner)
+        assert extra == ([ExtraRoll(state.to_play, reasons)] if reasons and not alone else []), (
+            f"{where} then {m}"
+        )
