@@ -1,0 +1,161 @@
+"""The rule-of-thumb bots: beginner (seed 003) and easy, medium, hard (seed 004)."""
+
+from __future__ import annotations
+
+import random
+
+from games.engine import STORED_BONUSES, YARD, Move, State, legal_moves, roll
+
+from .threats import can_be_captured, threat
+from .words import captured, describe, pawn_name
+
+
+def _furthest(moves: list[Move] | tuple[Move, ...]) -> Move:
+    """The move that ends furthest along; ties to the lowest pawn number."""
+    return max(moves, key=lambda m: (m.to, -m.pawn))
+
+
+class Bot:
+    """A bot policy: picks a move for the roll in hand and says why in a short sentence."""
+
+    name = ""
+    label = ""
+
+    def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
+        """One of `legal_moves(state)` and the reason, for a state in phase "move"."""
+        raise NotImplementedError
+
+    def choose_bonus(self, state: State, rng: random.Random) -> str:
+        """Power, before rolling: "" or a bonus in stock ("double", "control", "shield")."""
+        return ""
+
+    def choose_face(self, state: State, rng: random.Random) -> int:
+        """Power, after `choose_bonus` said "control": the face to roll."""
+        return 6
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def _moves(state: State) -> tuple[Move, ...]:
+    moves = legal_moves(state)
+    if state.phase != "move" or not moves:
+        raise ValueError("A bot chooses a move only with a roll in hand and a legal move")
+    return moves
+
+
+class RandomBot(Bot):
+    """Any legal move, uniformly: the yardstick the tournament measures the others against."""
+
+    name = "random"
+    label = "Random BOT"
+
+    def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
+        m = rng.choice(_moves(state))
+        return m, describe(state, m)
+
+
+class Beginner(Bot):
+    """Home if it can, else a capture, else out of the yard, else the pawn furthest along."""
+
+    name = "beginner"
+    label = "Beginner BOT"
+
+    def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
+        moves = _moves(state)
+        home = [m for m in moves if m.home]
+        if home:
+            m = min(home, key=lambda m: m.pawn)
+            return m, f"brings {pawn_name(state, m)} home"
+        capturing = [m for m in moves if m.captures]
+        if capturing:
+            m = _furthest(capturing)
+            return m, f"captures {captured(state, m)}"
+        out = [m for m in moves if m.frm == YARD]
+        if out:
+            m = min(out, key=lambda m: m.pawn)
+            return m, f"brings {pawn_name(state, m)} out of the yard"
+        m = _furthest(moves)
+        return m, f"moves {pawn_name(state, m)}, the pawn furthest along"
+
+
+def best_pawn(state: State) -> tuple[Move, str]:
+    """Seed 004's best pawn: the one that captures, else gets home, else lands safe, else
+    comes out of the yard, else runs from a rival; else the pawn that ends furthest along."""
+    moves = _moves(state)
+    capturing = [m for m in moves if m.captures]
+    if capturing:
+        m = max(capturing, key=lambda m: (len(m.captures), m.frm, m.to, -m.pawn))
+        return m, f"captures {captured(state, m)}"
+    home = [m for m in moves if m.home]
+    if home:
+        m = min(home, key=lambda m: m.pawn)
+        return m, f"brings {pawn_name(state, m)} home"
+    # Landing safe: from a square where it could be captured to one where it cannot.
+    safe = [
+        m
+        for m in moves
+        if can_be_captured(state, m.corner, m.frm) and not can_be_captured(state, m.corner, m.to)
+    ]
+    if safe:
+        m = max(safe, key=lambda m: (threat(state, m.corner, m.frm), m.to, -m.pawn))
+        where = "its home column" if m.to > state.rules.last_track else "a safe square"
+        return m, f"moves {pawn_name(state, m)} to {where}"
+    out = [m for m in moves if m.frm == YARD]
+    if out:
+        m = min(out, key=lambda m: m.pawn)
+        return m, f"brings {pawn_name(state, m)} out of the yard"
+    runs = []
+    for m in moves:
+        before = threat(state, m.corner, m.frm)
+        if before:
+            pawns = list(state.pawns)
+            row = list(pawns[m.corner])
+            row[m.pawn] = m.to
+            pawns[m.corner] = tuple(row)
+            after = threat(state, m.corner, m.to, tuple(pawns))
+            if after < before:
+                runs.append((before, -after, m.to, -m.pawn, m))
+    if runs:
+        m = max(runs, key=lambda r: r[:4])[4]
+        return m, f"moves {pawn_name(state, m)} away from a rival pawn"
+    m = _furthest(moves)
+    return m, f"moves {pawn_name(state, m)}, the pawn furthest along"
+
+
+class Levelled(Bot):
+    """Plays the best pawn (`best_pawn`) with probability `skill`, else a random legal move."""
+
+    def __init__(self, name: str, skill: float) -> None:
+        self.name = name
+        self.label = f"{name.capitalize()} BOT"
+        self.skill = skill
+
+    def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
+        moves = _moves(state)
+        if self.skill >= 1 or rng.random() < self.skill:
+            return best_pawn(state)
+        m = rng.choice(moves)
+        return m, describe(state, m) + " on a hunch"
+
+    def choose_bonus(self, state: State, rng: random.Random) -> str:
+        """Hard (and the others when they play well) spend Dice control on a capture."""
+        if self.skill >= 1 or rng.random() < self.skill:
+            return "control" if self._capturing_face(state) else ""
+        return ""
+
+    def choose_face(self, state: State, rng: random.Random) -> int:
+        return self._capturing_face(state) or 6
+
+    def _capturing_face(self, state: State) -> int:
+        """The face, if any, that lets a pawn capture after Dice control (the lowest such)."""
+        rules = state.rules
+        if not rules.power or state.bonus or state.phase != "roll":
+            return 0
+        if state.stock[state.to_play][STORED_BONUSES.index("control")] < 1:
+            return 0
+        for face in range(1, 7):
+            after, _ = roll(state, face, bonus="control")
+            if after.phase == "move" and any(m.captures for m in legal_moves(after)):
+                return face
+        return 0
