@@ -1,10 +1,11 @@
 """URL routes for HTTP."""
 
 from django.contrib import admin
-from django.urls import path
-from django.views.generic import TemplateView
+from django.urls import include, path
 
 urlpatterns = [
-    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("", include("games.page_urls")),
+    path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
+    path("", include("games.urls")),
 ]

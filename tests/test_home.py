@@ -26,6 +26,8 @@ def test_home_page_links_resolve(client: Client) -> None:
     for href in hrefs:
         if href.startswith("/static/"):
             assert finders.find(href.removeprefix("/static/")), href
+        elif href.startswith("#"):
+            assert f'id="{href[1:]}"' in html, f"no target for {href}"
         else:
             assert href.startswith("/"), f"off-site or relative link {href}"
             assert client.get(href).status_code == 200, href

@@ -1,0 +1,269 @@
+"""The rules page: each preset's facts, read from its `Ruleset`, and its worked examples,
+played through the engine so that what the page shows is what the server does.
+
+`board_config` and `position` are also what the room, local and replay pages send to
+static/js/board.js, which draws a snapshot and keeps no rules of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.engine import (
+    MARKS,
+    RULESETS,
+    YARD,
+    Event,
+    Move,
+    Ruleset,
+    State,
+    as_dict,
+    move,
+    roll,
+    setup,
+)
+from games.engine.rules import BONUS_OFFSETS
+
+Y = YARD
+
+
+def board_config(rules: Ruleset) -> dict[str, Any]:
+    """The board's shape: size, quarter, track and home column ends, safe squares, colours."""
+    starts = {c * rules.quarter for c in range(4)}
+    bonus: dict[int, str] = {}
+    if rules.power:
+        for q in range(4):
+            for offset, kind in BONUS_OFFSETS.items():
+                bonus[q * rules.quarter + offset] = kind
+    return {
+        "size": rules.track_len,
+        "quarter": rules.quarter,
+        "last_track": rules.last_track,
+        "goal": rules.goal,
+        "finish_from": rules.finish_from,
+        "safe": sorted(rules.safe),
+        "stars": sorted(rules.safe - starts),
+        "colours": list(rules.colours),
+        "marks": [MARKS[c] for c in rules.colours],
+        "bonus": bonus,
+    }
+
+
+def move_dict(m: Move) -> dict[str, Any]:
+    """A legal move in the snapshot's shape."""
+    return {
+        "pawn": m.pawn,
+        "corner": m.corner,
+        "from": m.frm,
+        "to": m.to,
+        "captures": [list(c) for c in m.captures],
+        "safe": m.safe,
+        "home": m.home,
+    }
+
+
+def position(state: State, events: Sequence[Event] = ()) -> dict[str, Any]:
+    """A snapshot-like dict of `state`: pawns, whose turn, the die, the legal moves."""
+    return {
+        "pawns": [list(row) for row in state.pawns],
+        "to_play": state.to_play,
+        "phase": state.phase,
+        "die": state.die,
+        "sixes": state.sixes,
+        "placings": list(state.placings),
+        "legal": [move_dict(m) for m in state.legal],
+        "events": [as_dict(e) for e in events],
+    }
+
+
+# ---------------------------------------------------------------------------- words
+
+
+def _name(rules: Ruleset, corner: int) -> str:
+    return rules.colours[corner].capitalize()
+
+
+REASONS = {
+    "six": "a six",
+    "capture": "a capture",
+    "home": "a pawn home",
+    "plus": "the +1 square",
+    "try": "another try for a six",
+    "unusable_six": "a six no pawn could use",
+}
+
+
+def narrate(rules: Ruleset, event: Event) -> str:
+    """One event in words, as the history and the rules page say it."""
+    d = as_dict(event)
+    who = _name(rules, d["corner"]) if "corner" in d else ""
+    kind = d["kind"]
+    if kind == "rolled":
+        extra = f" (Double roll: moves {d['value']})" if d["bonus"] == "double" else ""
+        return f"{who} rolls {d['face']}{extra}"
+    if kind == "no_move":
+        return f"{who} cannot move: {d['reason']}"
+    if kind == "six_forfeited":
+        return f"{who}'s six number {d['sixes']} in a row is forfeited: no move"
+    if kind == "released":
+        return f"{who} brings pawn {d['pawn'] + 1} out onto the start square"
+    if kind == "moved":
+        to = d["to"]
+        if to > rules.last_track:
+            return f"{who} moves pawn {d['pawn'] + 1} up the home column"
+        return f"{who} moves pawn {d['pawn'] + 1} to square {d['square']}"
+    if kind == "captured":
+        return f"{_name(rules, d['by'])} captures {who}'s pawn {d['pawn'] + 1}: back to the yard"
+    if kind == "home":
+        return f"{who}'s pawn {d['pawn'] + 1} reaches home"
+    if kind == "finished":
+        return f"{who} has every pawn home: place {d['place']}"
+    if kind == "extra_roll":
+        return f"{who} rolls again for " + " and ".join(REASONS.get(r, r) for r in d["reasons"])
+    if kind == "turn_passed":
+        return f"{_name(rules, d['to'])} to play"
+    if kind == "won":
+        return f"{who} wins"
+    if kind == "bonus_picked":
+        return f"{who} picks up a {d['bonus']} bonus"
+    if kind == "shielded":
+        return f"{who} shields a pawn"
+    if kind == "resigned":
+        return f"{who} is out ({d['reason']})"
+    return kind
+
+
+# ---------------------------------------------------------------------------- examples
+
+
+@dataclass
+class Frame:
+    """One small board: a position and what happened to reach it."""
+
+    title: str
+    snapshot: dict[str, Any]
+    words: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Example:
+    title: str
+    frames: list[Frame]
+    rules: Ruleset | None = None
+
+
+def _play(
+    rules: Ruleset, pawns: dict[int, list[int]], steps: Sequence[int | str], to_play: int = 0
+) -> Example:
+    """Set up `pawns`, then for each step roll a face (int) or play the move of pawn "pN"
+    (1-based); one frame for the set-up position and one after each step."""
+    state = setup(rules, pawns, to_play=to_play)
+    frames = [Frame("The position", position(state))]
+    for step in steps:
+        if isinstance(step, int):
+            state, events = roll(state, step)
+            title = f"Roll {step}"
+        else:
+            pawn = int(step[1:]) - 1
+            chosen = next(m for m in state.legal if m.pawn == pawn)
+            state, events = move(state, chosen)
+            title = f"Pawn {pawn + 1} moves"
+        frames.append(Frame(title, position(state, events), [narrate(rules, e) for e in events]))
+    return Example("", frames, rules)
+
+
+def _example(title: str, ex: Example) -> Example:
+    ex.title = title
+    return ex
+
+
+def examples(name: str) -> list[Example]:
+    """The worked examples of preset `name` (RULES.md and its seed), played on the engine."""
+    r = RULESETS[name]
+    if name == "classic":
+        return [
+            _example("A six brings a pawn out", _play(r, {0: [Y] * 4, 2: [Y] * 4}, [6, "p1"])),
+            _example(
+                "Landing on a square sends every opponent pawn there home",
+                _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
+            ),
+            _example(
+                "Stars and start squares are safe",
+                _play(r, {0: [3, Y, Y, Y], 1: [47, Y, Y, Y]}, [5, "p1"]),
+            ),
+            _example(
+                "A pawn 3 from home: a 5 cannot move it",
+                _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [5]),
+            ),
+            _example("The 3 lands it home", _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [3, "p1"])),
+            _example(
+                "6, 6, 6: the third six is forfeited",
+                _play(r, {0: [10, Y, Y, Y], 2: [Y] * 4}, [6, "p1", 6, "p1", 6]),
+            ),
+        ]
+    if name == "family":
+        return [
+            _example(
+                "Roll 5 with all four pawns in the yard", _play(r, {0: [Y] * 4, 1: [Y] * 4}, [5])
+            ),
+            _example(
+                "Red lands on square 20, on Green's lone pawn",
+                _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
+            ),
+            _example(
+                "Two Green pawns on square 20: no capture, no block",
+                _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
+            ),
+            _example(
+                "On a safe square both stay",
+                _play(r, {0: [16, Y, Y, Y], 1: [8, Y, Y, Y]}, [5, "p1"]),
+            ),
+        ]
+    if name == "duel":
+        return [
+            _example(
+                "From the start square, 56 steps home: the last roll must match",
+                _play(r, {0: [50, 20, Y, Y], 2: [Y] * 4}, [6, "p1"]),
+            ),
+            _example(
+                "A pair is captured too, and the capture resets the sixes",
+                _play(r, {0: [14, Y, Y, Y], 2: [46, 46, Y, Y]}, [6, "p1"]),
+            ),
+        ]
+    if name == "mensch":
+        return [
+            _example(
+                "Three tries for a six when no pawn is out",
+                _play(r, {0: [Y] * 4, 1: [Y] * 4}, [3, 2, 6]),
+            ),
+            _example(
+                "A six must bring a waiting pawn out",
+                _play(r, {0: [5, Y, Y, Y], 1: [Y] * 4}, [6, "p2"]),
+            ),
+            _example(
+                "Never onto your own pawn",
+                _play(r, {0: [0, 3, Y, Y], 1: [Y] * 4}, [3]),
+            ),
+            _example(
+                "Bringing a pawn out captures on the start square",
+                _play(r, {0: [5, Y, Y, Y], 1: [30, Y, Y, Y]}, [6, "p2"]),
+            ),
+        ]
+    if name == "party":
+        return [
+            _example(
+                "Landing on one rival pawn sends it home",
+                _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
+            ),
+            _example(
+                "Two rival pawns against one: nobody goes home",
+                _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
+            ),
+            _example(
+                "Power: a pawn that ends on a bonus square adds it to the stock",
+                _play(r.with_options(power=True), {0: [0, Y, Y, Y], 1: [Y] * 4}, [2, "p1"]),
+            ),
+        ]
+    raise KeyError(name)

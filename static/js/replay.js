@@ -1,0 +1,139 @@
+// The replay viewer: steps through a finished match and re-derives every die roll from
+// the revealed seed in this browser, so nobody has to take the server's word for it.
+import { Board, markIcon } from "./board.js";
+
+const cfg = JSON.parse(document.getElementById("replay-config").textContent);
+const $ = (id) => document.getElementById(id);
+const frames = cfg.frames;
+const board = new Board($("board"), cfg.board, { label: "Ludo board" });
+let at = 0;
+
+$("slider").max = String(frames.length - 1);
+$("jump").max = String(frames[frames.length - 1].turn);
+
+function show(i) {
+  at = Math.max(0, Math.min(frames.length - 1, i));
+  const f = frames[at];
+  board.render(f.position);
+  $("slider").value = String(at);
+  $("where-am-i").textContent = `Step ${at} of ${frames.length - 1} · turn ${f.turn}${f.by && f.by !== "player" ? ` · played by ${f.by}` : ""}`;
+  const ul = $("step-events");
+  ul.replaceChildren();
+  for (const w of f.words.length ? f.words : [f.title]) {
+    const li = document.createElement("li");
+    li.textContent = w;
+    ul.appendChild(li);
+  }
+  $("prev").disabled = at === 0;
+  $("first").disabled = at === 0;
+  $("next").disabled = at === frames.length - 1;
+  $("last").disabled = at === frames.length - 1;
+  for (const li of $("all-steps").children) li.classList.toggle("current", Number(li.dataset.step) === at);
+}
+
+function seats() {
+  const ul = $("seats");
+  for (const s of cfg.seats) {
+    const li = document.createElement("li");
+    li.className = "seat";
+    li.appendChild(markIcon(s.colour));
+    const name = document.createElement("span");
+    name.className = "seat-name";
+    name.textContent = s.name;
+    li.appendChild(name);
+    ul.appendChild(li);
+  }
+}
+
+function allSteps() {
+  const ol = $("all-steps");
+  for (let i = frames.length - 1; i >= 1; i -= 1) {
+    const li = document.createElement("li");
+    li.dataset.step = String(i);
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "link";
+    b.textContent = `${i}. ${frames[i].words.join("; ")}`;
+    b.addEventListener("click", () => show(i));
+    li.appendChild(b);
+    ol.appendChild(li);
+  }
+}
+
+$("prev").addEventListener("click", () => show(at - 1));
+$("next").addEventListener("click", () => show(at + 1));
+$("first").addEventListener("click", () => show(0));
+$("last").addEventListener("click", () => show(frames.length - 1));
+$("slider").addEventListener("input", () => show(Number($("slider").value)));
+$("jump").addEventListener("change", () => {
+  const turn = Number($("jump").value);
+  const i = frames.findIndex((f) => f.turn >= turn);
+  if (i >= 0) show(i);
+});
+document.addEventListener("keydown", (evt) => {
+  const tag = (evt.target.tagName || "").toLowerCase();
+  if (tag === "input" || tag === "select") return;
+  if (evt.key === "ArrowLeft") show(at - 1);
+  if (evt.key === "ArrowRight") show(at + 1);
+});
+
+// ------------------------------------------------------------------ dice proof
+
+const hex = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+const enc = new TextEncoder();
+
+async function derive(key, message) {
+  for (let k = 0; ; k += 1) {
+    const text = k === 0 ? message : `${message}:${k}`;
+    const digest = new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(text)));
+    for (const byte of digest) if (byte < 252) return (byte % 6) + 1;
+  }
+}
+
+async function proof() {
+  const p = cfg.proof;
+  $("commitment").textContent = p.commitment;
+  $("server-seed").textContent = p.server_seed;
+  $("client-seed").textContent = p.client_seed;
+  const result = $("proof-result");
+  if (!globalThis.crypto || !crypto.subtle) {
+    result.textContent = "This browser cannot check here (Web Crypto needs a secure page); the recipe below works with any HMAC tool.";
+    return;
+  }
+  const committed = hex(await crypto.subtle.digest("SHA-256", enc.encode(p.server_seed))) === p.commitment;
+  const key = await crypto.subtle.importKey("raw", enc.encode(p.server_seed), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const body = $("proof-rolls").querySelector("tbody");
+  let bad = 0;
+  let checked = 0;
+  for (const r of p.rolls) {
+    const tr = document.createElement("tr");
+    const derived = r.chosen ? null : await derive(key, `${p.client_seed}:${r.n}`);
+    const ok = r.chosen || derived === r.face;
+    if (!r.chosen) checked += 1;
+    if (!ok) bad += 1;
+    const seat = cfg.seats.find((s) => s.corner === r.corner);
+    for (const text of [String(r.n), seat ? seat.colour : String(r.corner), String(r.face), r.chosen ? "chosen (Dice control)" : String(derived)]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    const td = document.createElement("td");
+    td.className = ok ? "ok" : "bad";
+    td.textContent = ok ? "✓" : "✗";
+    tr.appendChild(td);
+    tr.addEventListener("click", () => show(r.frame));
+    body.appendChild(tr);
+  }
+  result.className = committed && !bad ? "ok" : "bad";
+  result.textContent = committed
+    ? bad
+      ? `The seed matches its commitment, but ${bad} of ${checked} rolls do not match the seed.`
+      : `Checked in your browser: the seed matches its commitment, and all ${checked} rolls match the seed.`
+    : "The revealed seed does NOT match the commitment.";
+  result.id = "proof-result";
+}
+
+seats();
+allSteps();
+show(0);
+proof();

@@ -1,0 +1,469 @@
+// A room: the socket, the controls and the panel beside the board. The server decides
+// everything; this page sends intents (roll, move) and draws each snapshot it gets back.
+import { Board, Geometry, describePlace, drawDie, markIcon } from "./board.js";
+
+const cfg = JSON.parse(document.getElementById("room-config").textContent);
+const $ = (id) => document.getElementById(id);
+const geo = new Geometry(cfg.board);
+const colours = cfg.board.colours;
+const Name = (corner) => colours[corner][0].toUpperCase() + colours[corner].slice(1);
+// The server plays a lone legal move by itself after a short pause; this is only a fallback.
+const AUTO_MOVE_MS = 3000;
+
+let snap = cfg.snapshot;
+let socket = null;
+let retry = 0;
+let autoTimer = null;
+let lastMoved = null;
+let rolling = false;
+let face = 0;
+const history = [];
+
+const board = new Board($("board"), cfg.board, { onChoose: sendMove, label: "Ludo board" });
+
+// ------------------------------------------------------------------ words
+
+const REASONS = { six: "a six", capture: "a capture", home: "a pawn home", plus: "the +1 square", try: "another try for a six", unusable_six: "a six no pawn could use" };
+
+function seatName(corner) {
+  const seat = (snap.seats || []).find((s) => s.corner === corner);
+  if (!seat || !seat.name || seat.name === Name(corner)) return Name(corner);
+  return `${Name(corner)} (${seat.name})`;
+}
+
+function words(e) {
+  const who = e.corner !== undefined ? Name(e.corner) : "";
+  switch (e.kind) {
+    case "rolled":
+      return `${who} rolls ${e.face}${e.bonus === "double" ? ` (Double roll: moves ${e.value})` : ""}`;
+    case "no_move":
+      return `${who} cannot move: ${e.reason}`;
+    case "six_forfeited":
+      return `${who}'s six number ${e.sixes} in a row is forfeited: no move`;
+    case "released":
+      return `${who} brings pawn ${e.pawn + 1} out onto the start square`;
+    case "moved":
+      return e.square < 0 ? `${who} moves pawn ${e.pawn + 1} up the home column` : `${who} moves pawn ${e.pawn + 1} to square ${e.square}`;
+    case "captured":
+      return `${Name(e.by)} captures ${who}'s pawn ${e.pawn + 1}: back to the yard`;
+    case "home":
+      return `${who}'s pawn ${e.pawn + 1} reaches home`;
+    case "finished":
+      return `${who} has every pawn home: place ${e.place}`;
+    case "extra_roll":
+      return `${who} rolls again for ${(e.reasons || []).map((r) => REASONS[r] || r).join(" and ")}`;
+    case "turn_passed":
+      return `${seatName(e.to)} to play`;
+    case "won":
+      return `${seatName(e.corner)} wins`;
+    case "bonus_picked":
+      return `${who} picks up a ${e.bonus} bonus`;
+    case "shielded":
+      return `${who} shields a pawn`;
+    case "resigned":
+      return `${who} is out (${e.reason})`;
+    case "started":
+      return `The match starts: ${seatName(e.first)} plays first`;
+    case "joined":
+      return `${seatName(e.corner)} takes the ${colours[e.corner]} seat`;
+    case "timeout":
+      return `${who} ran out of time`;
+    case "leave":
+      return `${who} left the match (${e.reason})`;
+    case "ended":
+      return "The match is over; the dice seed is revealed";
+    default:
+      return "";
+  }
+}
+
+/** A legal move in words: which pawn, from where to where, and what it does. */
+function moveWords(m) {
+  const own = m.corner === snap.to_play ? "" : `${Name(m.corner)}'s `;
+  const from = m.from < 0 ? "out of the yard" : `from ${describePlace(geo, m.corner, m.from).replace(/^on /, "")}`;
+  let to;
+  if (m.home) to = "home";
+  else if (m.to > geo.lastTrack) to = describePlace(geo, m.corner, m.to).replace(/^in the /, "into the ");
+  else to = `to square ${geo.absolute(m.corner, m.to)}`;
+  const notes = [];
+  if (m.captures && m.captures.length) {
+    notes.push(`captures ${m.captures.map(([c, p]) => `${Name(c)}'s pawn ${p + 1}`).join(" and ")}`);
+  }
+  if (m.safe) notes.push("lands on a safe square");
+  if (m.bonus) notes.push(`picks up ${m.bonus === "plus" ? "+1" : m.bonus}`);
+  return `${own}Pawn ${m.pawn + 1} ${from} ${to}${notes.length ? `: ${notes.join(", ")}` : ""}`;
+}
+
+// ------------------------------------------------------------------ whose turn
+
+function seatOf(corner) {
+  return (snap.seats || []).find((s) => s.corner === corner) || null;
+}
+
+function myTurn() {
+  if (snap.status !== "active" || snap.to_play === null || snap.to_play === undefined) return false;
+  const seat = seatOf(snap.to_play);
+  if (!seat || seat.bot) return false;
+  return cfg.mine.includes(snap.to_play);
+}
+
+// ------------------------------------------------------------------ socket
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${scheme}://${location.host}${cfg.ws}`);
+  socket.addEventListener("open", () => {
+    retry = 0;
+    document.body.classList.remove("offline");
+  });
+  socket.addEventListener("message", (evt) => receive(JSON.parse(evt.data)));
+  socket.addEventListener("close", () => {
+    document.body.classList.add("offline");
+    setStatus("Connection lost: reconnecting…");
+    retry = Math.min(retry + 1, 6);
+    setTimeout(connect, 300 * 2 ** retry);
+  });
+}
+
+function send(t, d = {}) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+  const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  socket.send(JSON.stringify({ t, v: snap.v, id, d }));
+  return true;
+}
+
+function receive(frame) {
+  if (frame.t === "state") {
+    apply(frame.d, []);
+  } else if (frame.t === "update") {
+    const d = frame.d || {};
+    const events = d.events || [];
+    const next = d.state || d.snapshot;
+    const first = events.find((e) => typeof e.seq === "number");
+    if (first && typeof snap.v === "number" && first.seq > snap.v + 1) {
+      // A gap: some change never reached us. Ask for the whole state.
+      socket.send(JSON.stringify({ t: "resync" }));
+      for (const e of events) note(e);
+      if (next) apply(next, []);
+      return;
+    }
+    if (next) apply(next, events);
+  } else if (frame.t === "error") {
+    const { code, message } = frame.d || {};
+    if (code === "stale") {
+      socket.send(JSON.stringify({ t: "resync" }));
+      return;
+    }
+    rolling = false;
+    showError(message || code);
+    render();
+  }
+}
+
+// ------------------------------------------------------------------ actions
+
+function sendRoll() {
+  if (!canRoll()) return;
+  rolling = true;
+  $("die").classList.remove("rolling");
+  void $("die").getBoundingClientRect();
+  $("die").classList.add("rolling");
+  send("roll");
+  render();
+}
+
+function sendMove(m) {
+  if (!myTurn() || snap.phase !== "move") return;
+  clearTimeout(autoTimer);
+  const d = { pawn: m.pawn };
+  if (m.corner !== snap.to_play) d.corner = m.corner;
+  send("move", d);
+  board.render(snap, { interactive: false });
+}
+
+function canRoll() {
+  return myTurn() && snap.phase === "roll" && !rolling;
+}
+
+function legalMoves() {
+  return myTurn() && snap.phase === "move" ? snap.legal || [] : [];
+}
+
+async function refreshLegal() {
+  // In local play one device holds several seats: ask for the view of the seat to play.
+  if (!cfg.mine.includes(snap.to_play) || snap.phase !== "move" || (snap.legal || []).length) return;
+  try {
+    const res = await fetch(cfg.api, { headers: { Accept: "application/json" } });
+    if (!res.ok) return;
+    const fresh = await res.json();
+    if (fresh.v === snap.v && (fresh.legal || []).length) {
+      snap = fresh;
+      render();
+    }
+  } catch {
+    // The next state frame will do.
+  }
+}
+
+// ------------------------------------------------------------------ drawing
+
+function apply(next, events) {
+  if (typeof snap.v === "number" && typeof next.v === "number" && next.v < snap.v) return;
+  snap = next;
+  rolling = false;
+  clearTimeout(autoTimer);
+  for (const e of events) {
+    note(e);
+    if (e.kind === "rolled") {
+      face = e.face;
+      $("die").classList.remove("rolling");
+      void $("die").getBoundingClientRect();
+      $("die").classList.add("rolling");
+    }
+    if (e.kind === "moved" || e.kind === "released") lastMoved = { corner: e.corner, pawn: e.pawn };
+  }
+  const said = events.map(words).filter(Boolean);
+  if (said.length) announce(said.join(". "));
+  render();
+  refreshLegal();
+}
+
+function note(e) {
+  const text = words(e);
+  if (!text) return;
+  history.unshift({ text, kind: e.kind, corner: e.corner });
+  if (history.length > 200) history.pop();
+}
+
+function render() {
+  const mine = myTurn();
+  const moves = legalMoves();
+  board.render(snap, { interactive: mine && moves.length > 0, moves, last: lastMoved });
+  drawDie($("die"), snap.face || face);
+  const waiting = document.querySelector(".waiting");
+  if (waiting) waiting.hidden = snap.status !== "waiting";
+  const canR = canRoll();
+  $("roll").disabled = !canR;
+  $("die-button").disabled = !canR;
+  renderSeats();
+  renderTurn(mine, moves);
+  renderLegal(moves);
+  renderWhere();
+  renderHistory();
+  $("sixes").textContent = String(snap.sixes || 0);
+  const over = snap.status === "finished" || snap.status === "aborted" || snap.status === "void";
+  $("replay-link").hidden = snap.status !== "finished";
+  $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length;
+  if (moves.length === 1 && mine) {
+    autoTimer = setTimeout(() => sendMove(moves[0]), AUTO_MOVE_MS);
+  }
+}
+
+function renderSeats() {
+  const list = $("seats");
+  list.replaceChildren();
+  for (const s of snap.seats || []) {
+    const li = document.createElement("li");
+    li.className = "seat";
+    if (s.corner === snap.to_play && snap.status === "active") li.classList.add("to-play");
+    if (s.left) li.classList.add("left");
+    li.appendChild(markIcon(s.colour, s.mark));
+    const name = document.createElement("span");
+    name.className = "seat-name";
+    name.textContent = s.taken ? s.name || Name(s.corner) : `${Name(s.corner)}: empty seat`;
+    li.appendChild(name);
+    if (s.bot) {
+      const tag = document.createElement("span");
+      tag.className = "bot-tag";
+      tag.textContent = s.label || "BOT";
+      li.appendChild(tag);
+    }
+    if (s.you) {
+      const you = document.createElement("span");
+      you.className = "you-tag";
+      you.textContent = "you";
+      li.appendChild(you);
+    }
+    const info = document.createElement("span");
+    info.className = "seat-info";
+    const bits = [];
+    if (s.place) bits.push(`place ${s.place}`);
+    if (s.left) bits.push("out");
+    if (s.missed_turns) bits.push(`${s.missed_turns} missed`);
+    info.textContent = bits.join(", ");
+    li.appendChild(info);
+    if (s.taken && !s.bot && snap.mode !== "local") {
+      const dot = document.createElement("span");
+      dot.className = `conn ${s.connected ? "on" : "off"}`;
+      dot.title = s.connected ? "connected" : "not connected";
+      dot.setAttribute("aria-label", dot.title);
+      dot.setAttribute("role", "img");
+      li.appendChild(dot);
+    }
+    list.appendChild(li);
+  }
+}
+
+function renderTurn(mine, moves) {
+  let text;
+  if (snap.status === "waiting") text = "Waiting for players to take their seats.";
+  else if (snap.status === "finished") {
+    const order = (snap.placings || []).map((c, i) => `${i + 1}. ${seatName(c)}`).join(", ");
+    text = `The match is over. ${order}`;
+  } else if (snap.status !== "active") text = `The match is ${snap.status}.`;
+  else {
+    const who = seatName(snap.to_play);
+    const seat = seatOf(snap.to_play);
+    if (mine && snap.phase === "roll") text = `${cfg.mine.length > 1 ? `${who}: your` : "Your"} turn: roll the die.`;
+    else if (mine && moves.length === 1) text = `Only one move: ${moveWords(moves[0]).toLowerCase()}. It plays by itself in a moment.`;
+    else if (mine) text = `${cfg.mine.length > 1 ? `${who}: p` : "P"}ick a pawn to move ${snap.die}.`;
+    else if (seat && seat.bot) text = `${who} (computer) is playing.`;
+    else text = `${who} to ${snap.phase === "move" ? "move" : "roll"}.`;
+  }
+  $("turn").textContent = text;
+  setStatus(text);
+  tickClock();
+}
+
+function tickClock() {
+  const el = $("turn");
+  let clock = el.querySelector(".clock");
+  if (!snap.deadline || snap.status !== "active") {
+    if (clock) clock.remove();
+    return;
+  }
+  const left = Math.max(0, Math.ceil((Date.parse(snap.deadline) - Date.now()) / 1000));
+  if (!clock) {
+    clock = document.createElement("span");
+    clock.className = "clock";
+    el.appendChild(clock);
+  }
+  clock.textContent = ` ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+  clock.classList.toggle("low", left <= 5);
+}
+
+function renderLegal(moves) {
+  const ol = $("legal");
+  ol.replaceChildren();
+  if (!moves.length) {
+    const li = document.createElement("li");
+    li.className = "muted";
+    if (snap.phase === "move" && !myTurn()) li.textContent = `${seatName(snap.to_play)} is choosing a move.`;
+    else li.textContent = "After a roll.";
+    ol.appendChild(li);
+    return;
+  }
+  const numbered = new Set(moves.map((m) => `${m.corner}.${m.pawn}`)).size > 1;
+  for (const m of moves) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "move-choice";
+    if (m.captures && m.captures.length) b.classList.add("captures");
+    if (m.safe) b.classList.add("safe");
+    b.textContent = `${numbered ? `${m.pawn + 1}: ` : ""}${moveWords(m)}`;
+    b.addEventListener("click", () => sendMove(m));
+    li.appendChild(b);
+    ol.appendChild(li);
+  }
+}
+
+function renderWhere() {
+  const body = $("where").querySelector("tbody");
+  body.replaceChildren();
+  for (const s of snap.seats || []) {
+    const pawns = (snap.pawns || [])[s.corner] || [];
+    const tr = document.createElement("tr");
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.appendChild(markIcon(s.colour, s.mark));
+    th.append(` ${Name(s.corner)}`);
+    tr.appendChild(th);
+    const yard = pawns.filter((p) => p < 0).length;
+    const track = pawns.filter((p) => p >= 0 && p <= geo.lastTrack).map((p) => geo.absolute(s.corner, p)).sort((a, b) => a - b);
+    const finish = cfg.board.finish_from ?? geo.goal;
+    const column = pawns.filter((p) => p > geo.lastTrack && p < finish).map((p) => p - geo.lastTrack);
+    const homed = pawns.filter((p) => p >= finish);
+    const rowSquares = geo.size === 40 && homed.length ? ` (squares ${homed.map((p) => p - geo.lastTrack).sort().join(", ")})` : "";
+    for (const text of [String(yard), track.join(", ") || "–", column.join(", ") || "–", `${homed.length} of 4${rowSquares}`]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+}
+
+function renderHistory() {
+  const ol = $("history");
+  ol.replaceChildren();
+  for (const h of history.slice(0, 60)) {
+    const li = document.createElement("li");
+    li.textContent = h.text;
+    if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
+    ol.appendChild(li);
+  }
+}
+
+function setStatus(text) {
+  $("status").textContent = text;
+}
+
+function announce(text) {
+  $("announce").textContent = text;
+}
+
+function showError(text) {
+  const box = $("error");
+  box.textContent = text;
+  box.hidden = false;
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => {
+    box.hidden = true;
+  }, 4000);
+}
+
+// ------------------------------------------------------------------ controls
+
+$("roll").addEventListener("click", sendRoll);
+$("die-button").addEventListener("click", sendRoll);
+$("resign").addEventListener("click", () => {
+  const what = cfg.mode === "local" || cfg.mode === "practice" ? "End this game?" : "Resign this match? You will be placed last.";
+  if (window.confirm(what)) send("resign");
+});
+for (const b of document.querySelectorAll("[data-copy]")) {
+  b.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(b.dataset.copy);
+      b.textContent = "Copied";
+    } catch {
+      b.textContent = "Copy it by hand";
+    }
+  });
+}
+
+document.addEventListener("keydown", (evt) => {
+  if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
+  const tag = (evt.target.tagName || "").toLowerCase();
+  if (tag === "input" || tag === "select" || tag === "textarea") return;
+  const key = evt.key.toLowerCase();
+  if (key === " " || key === "r") {
+    if (key === " " && tag === "button") return; // Space presses the focused button
+    if (canRoll()) {
+      evt.preventDefault();
+      sendRoll();
+    }
+  } else if (["1", "2", "3", "4"].includes(key)) {
+    const m = legalMoves().find((x) => x.pawn === Number(key) - 1);
+    if (m) {
+      evt.preventDefault();
+      sendMove(m);
+    }
+  } else if (key === "u" && !$("undo")?.hidden) {
+    $("undo")?.click();
+  }
+});
+
+setInterval(tickClock, 500);
+render();
+connect();

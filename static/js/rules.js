@@ -1,0 +1,10 @@
+// The rules page: draws each worked example's positions on small boards.
+import { Board } from "./board.js";
+
+const data = JSON.parse(document.getElementById("rules-data").textContent);
+for (const svg of document.querySelectorAll("svg.mini")) {
+  const example = data[svg.dataset.preset][Number(svg.dataset.example)];
+  const snapshot = example.frames[Number(svg.dataset.frame)];
+  const board = new Board(svg, example.board, { label: svg.getAttribute("aria-label") });
+  board.render(snapshot, { moves: snapshot.legal });
+}
