@@ -7,5 +7,4 @@ urlpatterns = [
     path("", include("games.page_urls")),
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
-    path("", include("games.urls")),
 ]
