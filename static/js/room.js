@@ -18,6 +18,9 @@ let lastMoved = null;
 let rolling = false;
 let face = 0;
 const history = [];
+// Action ids: unique per page and action, so a repeated frame changes nothing twice.
+const PAGE_ID = [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, "0")).join("");
+let sent = 0;
 
 const board = new Board($("board"), cfg.board, { onChoose: sendMove, label: "Ludo board" });
 
@@ -127,7 +130,8 @@ function connect() {
 
 function send(t, d = {}) {
   if (!socket || socket.readyState !== WebSocket.OPEN) return false;
-  const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  sent += 1;
+  const id = `${PAGE_ID}-${sent}`;
   socket.send(JSON.stringify({ t, v: snap.v, id, d }));
   return true;
 }
@@ -231,7 +235,7 @@ function apply(next, events) {
 function note(e) {
   const text = words(e);
   if (!text) return;
-  history.unshift({ text, kind: e.kind, corner: e.corner });
+  history.unshift({ text, kind: e.kind, corner: e.kind === "turn_passed" ? e.to : e.corner });
   if (history.length > 200) history.pop();
 }
 
