@@ -255,7 +255,9 @@ export class Board {
         const id = `${p.corner}.${p.pawn}`;
         seen.add(id);
         let [x, y] = geo.point(p.corner, p.pawn, p.progress);
-        let scale = p.progress > geo.lastTrack + geo.layout.column.length ? 0.62 : 1;
+        let scale = 1;
+        if (p.progress > geo.lastTrack + geo.layout.column.length) scale = 0.62; // home
+        else if (p.progress < 0 && geo.size === 52) scale = 1.3; // the big yards
         if (group.length > 1) {
           const off = group.length === 2 ? [[-0.2, -0.1], [0.2, 0.1]] : [[-0.2, -0.2], [0.2, -0.2], [-0.2, 0.2], [0.2, 0.2]];
           const [dx, dy] = off[i % off.length];

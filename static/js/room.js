@@ -172,8 +172,29 @@ function sendRoll() {
   $("die").classList.remove("rolling");
   void $("die").getBoundingClientRect();
   $("die").classList.add("rolling");
-  send("roll");
+  const bonus = document.querySelector("input[name=bonus]:checked")?.value || "";
+  const d = {};
+  if (bonus && !$("bonuses").hidden) {
+    d.bonus = bonus;
+    if (bonus === "control") d.face = Number($("control-face").value);
+  }
+  send("roll", d);
+  const none = document.querySelector("input[name=bonus][value='']");
+  if (none) none.checked = true;
   render();
+}
+
+function renderBonuses(canR) {
+  // Power: the viewer's own stock (the server hides everyone else's).
+  const box = $("bonuses");
+  const stock = snap.stock;
+  box.hidden = !canR || !Array.isArray(stock) || !stock.some((n) => n > 0);
+  if (box.hidden) return;
+  for (const span of box.querySelectorAll("[data-count]")) {
+    const n = stock[Number(span.dataset.count)] || 0;
+    span.textContent = `(${n})`;
+    span.closest("label").querySelector("input").disabled = n < 1;
+  }
 }
 
 function sendMove(m) {
@@ -249,6 +270,7 @@ function render() {
   const canR = canRoll();
   $("roll").disabled = !canR;
   $("die-button").disabled = !canR;
+  renderBonuses(canR);
   renderSeats();
   renderTurn(mine, moves);
   renderLegal(moves);
@@ -282,7 +304,7 @@ function renderSeats() {
       tag.textContent = s.label || "BOT";
       li.appendChild(tag);
     }
-    if (s.you) {
+    if (s.you && cfg.mode !== "local") {
       const you = document.createElement("span");
       you.className = "you-tag";
       you.textContent = "you";
@@ -318,9 +340,9 @@ function renderTurn(mine, moves) {
   else {
     const who = seatName(snap.to_play);
     const seat = seatOf(snap.to_play);
-    if (mine && snap.phase === "roll") text = `${cfg.mine.length > 1 ? `${who}: your` : "Your"} turn: roll the die.`;
+    if (mine && snap.phase === "roll") text = `${cfg.mine.length > 1 ? `${who}'s` : "Your"} turn: roll the die.`;
     else if (mine && moves.length === 1) text = `Only one move: ${moveWords(moves[0]).toLowerCase()}. It plays by itself in a moment.`;
-    else if (mine) text = `${cfg.mine.length > 1 ? `${who}: p` : "P"}ick a pawn to move ${snap.die}.`;
+    else if (mine) text = `${cfg.mine.length > 1 ? `${who}: p` : "P"}ick a pawn to move ${snap.die} squares.`;
     else if (seat && seat.bot) text = `${who} (computer) is playing.`;
     else text = `${who} to ${snap.phase === "move" ? "move" : "roll"}.`;
   }
