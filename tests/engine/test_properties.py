@@ -741,3 +741,21 @@ def test_crowded_positions_allow_exactly_the_moves_the_rules_allow(
         assert extra == ([ExtraRoll(state.to_play, reasons)] if reasons and not alone else []), (
             f"{where} then {m}"
         )
+
+
+def test_power_bonus_squares_lie_off_the_safe_squares_the_same_in_every_quarter() -> None:
+    rules = RULESETS["party"].with_options(power=True)
+    found: dict[int, str] = {}
+    for corner in (0, 2):
+        for p in range(rules.last_track):
+            rows = {c: [YARD] * 4 for c in (0, 2)}
+            rows[corner] = [p, YARD, YARD, YARD]
+            after, _ = roll(setup(rules, rows, corner), 1)
+            m = legal_moves(after)[0]
+            found[m.square] = m.bonus
+    assert len(found) == rules.track_len
+    assert all(not found[s] for s in rules.safe)
+    for s, kind in found.items():
+        assert found[(s + rules.quarter) % rules.track_len] == kind, s
+    assert {k for k in found.values() if k} == {"double", "control", "shield", "plus"}
+    assert {s: k for s, k in found.items() if k} == reference.bonus_squares(rules)
