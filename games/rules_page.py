@@ -262,6 +262,14 @@ def examples(name: str) -> list[Example]:
                 _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
             ),
             _example(
+                "Pairs: partners (opposite corners) never capture each other",
+                _play(
+                    r.with_options(pairs=True),
+                    {0: [15, Y, Y, Y], 1: [Y] * 4, 2: [46, Y, Y, Y], 3: [Y] * 4},
+                    [5, "p1"],
+                ),
+            ),
+            _example(
                 "Power: a pawn that ends on a bonus square adds it to the stock",
                 _play(r.with_options(power=True), {0: [0, Y, Y, Y], 1: [Y] * 4}, [2, "p1"]),
             ),

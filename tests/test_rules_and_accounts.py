@@ -50,6 +50,9 @@ def test_worked_examples_follow_the_engine() -> None:
     assert pair["pawns"][0][0] == 20 and pair["pawns"][1][:2] == [7, 7]
     safe = family["On a safe square both stay"].frames[-1].snapshot
     assert safe["pawns"][1][0] == 8  # Green's pawn stays on the star (square 21)
+    party = {ex.title: ex for ex in examples("party")}
+    pairs = party["Pairs: partners (opposite corners) never capture each other"].frames[-1]
+    assert pairs.snapshot["pawns"][0][0] == 20 and pairs.snapshot["pawns"][2][0] == 46
     mensch = {ex.title: ex for ex in examples("mensch")}
     forced = mensch["A six must bring a waiting pawn out"].frames[1].snapshot
     assert {m["from"] for m in forced["legal"]} == {-1}
