@@ -7,6 +7,7 @@ that fails names the position. Regenerate the table with
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,12 @@ def test_the_hand_checked_lines_are_in_the_table_as_checked() -> None:
     for notation, roll_text, by_hand, why in CHECKED:
         key = (dumps(loads(notation)), roll_text)
         assert table.get(key) == by_hand, f"{notation} ; {roll_text} ({why})"
+    # The header names them by line number; those numbers point at them.
+    by_number = {n: (roll_text, expected) for n, _, roll_text, expected in ROWS}
+    cited = re.findall(r"^#   line (\d+): roll (.+?) -> (.+?): ", TABLE.read_text(), re.M)
+    assert len(cited) == len(CHECKED)
+    for number, roll_text, expected in cited:
+        assert by_number.get(int(number)) == (roll_text, expected), f"line {number}"
 
 
 def test_the_table_covers_every_preset_and_option() -> None:
