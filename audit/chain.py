@@ -1,0 +1,111 @@
+"""The hash chain: how an entry's hash is computed, and the check that names the first break.
+
+``hash = sha256(prev_hash + canonical_json(content))`` where the content is the entry's
+event time (ISO 8601, UTC, microseconds), action, actor id, ip, object type and id and
+extra data; canonical JSON sorts keys and uses no spaces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from .models import GENESIS, AuditEntry
+
+
+def canonical(content: dict[str, Any]) -> str:
+    """One byte-exact JSON text for the same content."""
+    return json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_of(
+    *,
+    event_time: datetime,
+    action: str,
+    actor_id: int | None,
+    ip: str | None,
+    object_type: str,
+    object_id: str,
+    extra_data: Any,
+) -> dict[str, Any]:
+    """What an entry's hash covers."""
+    return {
+        "event_time": event_time.astimezone(UTC).isoformat(timespec="microseconds"),
+        "action": action,
+        "actor": actor_id,
+        "ip": ip,
+        "object_type": object_type,
+        "object_id": object_id,
+        "extra": extra_data,
+    }
+
+
+def entry_hash(prev_hash: str, content: dict[str, Any]) -> str:
+    return hashlib.sha256((prev_hash + canonical(content)).encode("utf-8")).hexdigest()
+
+
+def hash_of(entry: AuditEntry) -> str:
+    """The hash `entry` should carry, recomputed from its stored fields."""
+    return entry_hash(
+        entry.prev_hash,
+        content_of(
+            event_time=entry.event_time,
+            action=entry.action,
+            actor_id=entry.actor_id,
+            ip=entry.ip,
+            object_type=entry.object_type,
+            object_id=entry.object_id,
+            extra_data=entry.extra_data,
+        ),
+    )
+
+
+def problem(entry: AuditEntry, previous_hash: str, previous_id: int | None) -> str | None:
+    """Why `entry` breaks the chain after the entry with `previous_hash`, or None."""
+    if entry.prev_hash != previous_hash:
+        after = f"entry {previous_id}" if previous_id is not None else "the start of the log"
+        return (
+            f"audit entry {entry.pk} ({entry.action}): prev_hash does not match {after}; "
+            "an entry before it was changed or deleted"
+        )
+    if hash_of(entry) != entry.hash:
+        return (
+            f"audit entry {entry.pk} ({entry.action}): its content does not match its hash; "
+            "it was changed"
+        )
+    return None
+
+
+def first_problem(entries: Iterable[AuditEntry] | None = None) -> tuple[int, str] | None:
+    """The first entry (id, reason) where the chain breaks, or None when it holds.
+
+    `entries` is a contiguous run of the log in id order (by default the whole log); its first
+    entry is checked against the entry stored just before it.
+    """
+    if entries is None:
+        entries = AuditEntry.objects.order_by("id").iterator(chunk_size=2000)
+    previous_hash: str | None = None
+    previous_id: int | None = None
+    for entry in entries:
+        if previous_hash is None:
+            before = (
+                AuditEntry.objects.filter(id__lt=entry.pk)
+                .order_by("-id")
+                .values_list("id", "hash")
+                .first()
+            )
+            previous_id, previous_hash = before if before else (None, GENESIS)
+        reason = problem(entry, previous_hash, previous_id)
+        if reason is not None:
+            return entry.pk, reason
+        previous_hash, previous_id = entry.hash, entry.pk
+    return None
+
+
+def verify(entries: Iterable[AuditEntry] | None = None) -> int | None:
+    """None when the chain holds, else the id of the first entry that breaks it."""
+    found = first_problem(entries)
+    return None if found is None else found[0]

@@ -1,0 +1,81 @@
+"""The only writer of the audit log."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from django.db import connection, models, transaction
+
+from .chain import content_of, entry_hash
+from .clock import db_now
+from .models import ACTION_NAMES, GENESIS, AuditEntry
+
+# pg_advisory_xact_lock key for the chain head: any constant unique to this purpose.
+CHAIN_LOCK_KEY = 0x4C55444F_41554454  # "LUDOAUDT"
+
+
+def _lock_chain_head() -> str:
+    """Serialise writers until this transaction ends; return the head's hash."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK_KEY])
+        head = AuditEntry.objects.order_by("-id").values_list("hash", flat=True).first()
+    else:
+        # SQLite serialises writers itself; elsewhere lock the last row.
+        head = (
+            AuditEntry.objects.select_for_update()
+            .order_by("-id")
+            .values_list("hash", flat=True)
+            .first()
+        )
+    return head or GENESIS
+
+
+def record(
+    *,
+    action: str,
+    actor: Any = None,
+    ip: str | None = None,
+    obj: models.Model | None = None,
+    extra: dict[str, Any] | None = None,
+) -> AuditEntry:
+    """Append one entry to the chain, in the caller's transaction (or its own)."""
+    if action not in ACTION_NAMES:
+        raise ValueError(f"unknown audit action {action!r}")
+    if ip is not None:
+        # Stored (and read back) in the database's normal form, so hash that form.
+        ip = str(ipaddress.ip_address(ip))
+        ip = AuditEntry._meta.get_field("ip").get_prep_value(ip)
+    object_type = obj._meta.label_lower if obj is not None else ""
+    object_id = str(obj.pk) if obj is not None else ""
+    actor_id = actor.pk if actor is not None else None
+    extra_data = dict(extra or {})
+    with transaction.atomic():
+        prev_hash = _lock_chain_head()
+        event_time = db_now()
+        digest = entry_hash(
+            prev_hash,
+            content_of(
+                event_time=event_time,
+                action=action,
+                actor_id=actor_id,
+                ip=ip,
+                object_type=object_type,
+                object_id=object_id,
+                extra_data=extra_data,
+            ),
+        )
+        entry = AuditEntry(
+            event_time=event_time,
+            action=action,
+            actor_id=actor_id,
+            ip=ip,
+            object_type=object_type,
+            object_id=object_id,
+            extra_data=extra_data,
+            prev_hash=prev_hash,
+            hash=digest,
+        )
+        entry.save(force_insert=True)
+    return entry

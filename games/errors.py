@@ -1,0 +1,36 @@
+"""The one error a match service raises: a short machine code and a message for a person."""
+
+from __future__ import annotations
+
+CODES = frozenset(
+    {
+        "not_found",  # no such match (or room code)
+        "not_seated",  # the user has no seat in this match
+        "not_your_turn",  # the seat is not the one to act
+        "stale",  # the action was made against an older state (its seq is not the match's)
+        "illegal",  # the rules do not allow it (the engine's message)
+        "full",  # every seat is taken
+        "bad_request",  # the arguments make no sense (unknown rule set, bad seed, ...)
+        "ranked_no_bots",  # ranked matches never seat a bot
+        "already_seated",  # the user already has a seat here
+        "over",  # the match has ended (finished, aborted or void)
+    }
+)
+
+
+class ServiceError(Exception):
+    """A refused action. Nothing was written; ``code`` is one of `CODES`."""
+
+    def __init__(self, code: str, message: str) -> None:
+        if code not in CODES:
+            raise ValueError(f"unknown service error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def as_dict(self) -> dict[str, str]:
+        """The wire form of the error (sent to the sender only)."""
+        return {"code": self.code, "message": self.message}
+
+    def __repr__(self) -> str:
+        return f"ServiceError({self.code!r}, {self.message!r})"

@@ -1,0 +1,248 @@
+"""Match storage: every match, seat, turn, roll and move, and the append-only event stream.
+
+Only `games.services` writes these rows. Rows are appended and never changed, with these
+exceptions, each documented on its field: the match's cached ``snapshot``, ``seq``,
+``status``, ``turn_seq`` and ``turn_deadline``; fields set once when the match starts or ends
+(``first``, ``client_seed``, ``started_at``, ``finished_at``, a seat's ``place`` and
+``left``); a seat's ``client_seed`` before the start; and a seat's ``connected`` and
+``missed_turns``. Everything else is rebuilt by `games.replay` from the rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Now
+
+from games.engine import RULESETS, Ruleset, State, loads, rules_from_name
+
+# Room codes: six characters a person can read aloud, without look-alikes (no I, L, O, 0, 1).
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+
+
+class Mode(models.TextChoices):
+    RANKED = "ranked", "Ranked"
+    FRIENDLY = "friendly", "Friendly"
+    PRACTICE = "practice", "Practice"
+    LOCAL = "local", "Local (one device)"
+
+
+class Status(models.IntegerChoices):
+    """Ordered: a match only ever moves to a higher code."""
+
+    WAITING = 10, "Waiting for players"
+    ACTIVE = 20, "Active"
+    FINISHED = 30, "Finished"
+    ABORTED = 40, "Aborted"
+    VOID = 50, "Void"
+
+
+ENDED = (Status.FINISHED, Status.ABORTED, Status.VOID)
+
+
+class Match(models.Model):
+    """One match: its rules frozen at creation, its dice commitment, and a cached snapshot."""
+
+    code = models.CharField(max_length=CODE_LENGTH, unique=True)
+    ruleset = models.CharField(max_length=20, choices=[(name, name) for name in RULESETS])
+    # Frozen at creation: {"rules": notation name e.g. "party+pairs", "house_rules": [...],
+    # "pairs": bool, "power": bool, "first": corner or null}.
+    options = models.JSONField(default=dict)
+    players = models.PositiveSmallIntegerField()
+    mode = models.CharField(max_length=10, choices=Mode.choices)
+    status = models.PositiveSmallIntegerField(
+        choices=Status.choices, default=Status.WAITING, db_index=True
+    )  # updated
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="hosted_matches",
+    )
+    # Secret until the match ends: never in a snapshot, event, log, page or error before.
+    server_seed = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64)
+    client_seed = models.CharField(max_length=400, blank=True)  # set once, at the start
+    first = models.PositiveSmallIntegerField(null=True, blank=True)  # set once, at the start
+    seq = models.PositiveIntegerField(default=0)  # updated: the last MatchEvent's seq
+    turn_seq = models.PositiveIntegerField(default=0)  # updated: the current Turn's n
+    # Updated: when the player to act runs out of time, or when a bot or an auto-move acts.
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Updated: a cache of the replay (engine notation plus counters), see games.replay.
+    snapshot = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(db_default=Now())
+    started_at = models.DateTimeField(null=True, blank=True)  # set once
+    finished_at = models.DateTimeField(null=True, blank=True)  # set once
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["status", "turn_deadline"], name="match_due_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.ruleset}, {self.get_mode_display()})"
+
+    @property
+    def rules(self) -> Ruleset:
+        """The frozen rule set, house rules and party options included."""
+        return rules_from_name(self.options.get("rules", self.ruleset))
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ENDED
+
+    def state(self) -> State | None:
+        """The engine state from the cached snapshot (None before the start)."""
+        notation = self.snapshot.get("notation") if self.snapshot else None
+        return loads(notation) if notation else None
+
+
+class Seat(models.Model):
+    """A corner taken by a user, by a labelled bot, or (local play) by the host's device."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    corner = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="seats",
+    )
+    bot = models.CharField(max_length=20, null=True, blank=True)  # the bot's level: a BOT
+    client_seed = models.CharField(max_length=64)  # may change until the start
+    joined_at = models.DateTimeField()
+    connected = models.BooleanField(default=False)  # updated
+    missed_turns = models.PositiveSmallIntegerField(default=0)  # updated: timeouts in a row
+    place = models.PositiveSmallIntegerField(null=True, blank=True)  # set once, at the end
+    left = models.BooleanField(default=False)  # set once: resigned or forfeited
+    rating_change = models.FloatField(null=True, blank=True)  # set once, by ratings
+
+    class Meta:
+        ordering = ["match", "corner"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "corner"], name="seat_corner_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match.code} corner {self.corner}"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.bot)
+
+
+class Turn(models.Model):
+    """One turn: corner `corner` to act from event `seq` on."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="turns")
+    n = models.PositiveIntegerField()  # 1 for the first turn of the match
+    corner = models.PositiveSmallIntegerField()
+    seq = models.PositiveIntegerField()  # the event that began it ("started" or "turn_passed")
+    started_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["match", "n"]
+        constraints = [models.UniqueConstraint(fields=["match", "n"], name="turn_n_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} turn {self.n} (corner {self.corner})"
+
+
+BY_CHOICES = [
+    ("player", "the player"),
+    ("timeout", "the server, on timeout"),
+    ("auto", "auto-move (one legal move)"),
+    ("bot", "a bot"),
+]
+
+
+class Roll(models.Model):
+    """One die roll. ``n`` counts the match's rolls from 0 and names its dice draw."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rolls")
+    turn = models.PositiveIntegerField()  # Turn.n
+    corner = models.PositiveSmallIntegerField()
+    seq = models.PositiveIntegerField()  # the "rolled" event
+    n = models.PositiveIntegerField()
+    face = models.PositiveSmallIntegerField()
+    bonus = models.CharField(max_length=10, blank=True)  # Power: double, control, shield
+    by = models.CharField(max_length=10, choices=BY_CHOICES, default="player")
+    action_id = models.CharField(max_length=64, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["match", "n"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "n"], name="roll_n_unique"),
+            models.UniqueConstraint(fields=["match", "seq"], name="roll_seq_unique"),
+            models.UniqueConstraint(
+                fields=["match", "corner", "action_id"],
+                condition=~models.Q(action_id=""),
+                name="roll_action_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} roll {self.n}: {self.face}"
+
+
+class Move(models.Model):
+    """One pawn move: corner `corner`'s player moved `pawn_corner`'s pawn `pawn`."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="moves")
+    turn = models.PositiveIntegerField()  # Turn.n
+    corner = models.PositiveSmallIntegerField()
+    seq = models.PositiveIntegerField()  # its "released" or "moved" event
+    pawn = models.PositiveSmallIntegerField()
+    pawn_corner = models.PositiveSmallIntegerField()
+    frm = models.SmallIntegerField()
+    to = models.SmallIntegerField()
+    captures = models.JSONField(default=list, blank=True)  # [[corner, pawn], ...]
+    shield = models.BooleanField(default=False)
+    by = models.CharField(max_length=10, choices=BY_CHOICES, default="player")
+    action_id = models.CharField(max_length=64, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seq"], name="move_seq_unique"),
+            models.UniqueConstraint(
+                fields=["match", "corner", "action_id"],
+                condition=~models.Q(action_id=""),
+                name="move_action_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} move {self.pawn_corner}/{self.pawn}: {self.frm}->{self.to}"
+
+
+class MatchEvent(models.Model):
+    """The match's append-only stream: every engine event and every service event, in order.
+
+    ``seq`` numbers the match's events from 1 with no gap; ``change`` is the seq of the first
+    event written by the same service call, so one call's events can be read together.
+    """
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    change = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20)
+    data = models.JSONField(default=dict)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [models.UniqueConstraint(fields=["match", "seq"], name="event_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} #{self.seq} {self.kind}"
+
+    def as_wire(self) -> dict[str, Any]:
+        """The event as sent to clients: its data plus ``seq`` and ``kind``."""
+        return {**self.data, "seq": self.seq, "kind": self.kind}

@@ -1,0 +1,1060 @@
+"""The only code that changes a match: create, join, seed, start, roll, move, timeout, forfeit,
+resign, and a bot's step.
+
+Every service is keyword-only and runs in one transaction: lock the match
+(``SELECT ... FOR UPDATE``), check the seat, the ``seq`` and the turn, call the engine, append
+rows (rolls, moves, turns, events), write audit entries, update the match's cached snapshot,
+and after commit broadcast the change. A refusal raises `ServiceError` and writes nothing.
+
+Who acts: either ``user`` (a seated user; in local play the host holds several seats and acts
+for the one to play) or ``corner`` (server-side callers: timers, bots, local play).
+
+Times: every stored time and every deadline comes from the database clock. A human's clock
+(modes ranked and friendly, presets with a turn timer) restarts after every stored change:
+``rules.turn_seconds * settings.LUDO_TIME_SCALE``. A bot's next step, and the auto-move of a
+lone legal move, are due after ``settings.LUDO_BOT_DELAY`` seconds, in the same
+``turn_deadline`` field. Whatever fires a due deadline calls `match_timeout`, which does
+nothing unless the deadline has passed and ``turn_seq`` is still the turn it was given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import random
+import secrets
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models.functions import Now
+
+from audit import services as audit
+from audit.clock import db_now
+from games.engine import (
+    RULESETS,
+    STORED_BONUSES,
+    Event,
+    IllegalAction,
+    State,
+    as_dict,
+    legal_moves,
+    loads,
+    mover_of,
+    new_game,
+    rules_from_name,
+    rules_name,
+    timeout_move,
+)
+from games.engine import Move as EngineMove
+from games.engine import move as engine_move
+from games.engine import resign as engine_resign
+from games.engine import roll as engine_roll
+from games.engine.events import TurnPassed
+
+from . import broadcast, dice
+from .errors import ServiceError
+from .models import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    ENDED,
+    Match,
+    MatchEvent,
+    Mode,
+    Seat,
+    Status,
+    Turn,
+)
+from .models import Move as MoveRow
+from .models import Roll as RollRow
+from .replay import snapshot_of
+
+log = logging.getLogger(__name__)
+
+HOUSE_RULES = ("compulsory_capture", "optional_bring_out", "no_jump_home_column")
+PARTY_OPTIONS = ("pairs", "power")
+BOT_LEVELS = ("easy", "medium", "hard")
+DEFAULT_BOT_LEVEL = "medium"
+# Modes where a human's turn runs against the clock (practice and local play wait).
+CLOCKED_MODES = frozenset({"ranked", "friendly"})
+ACTION_ID_MAX = 64
+
+
+@dataclass
+class ActionResult:
+    """What a change did: the events it appended (engine and service events, each with its
+    ``seq`` and ``kind``), the match's ``seq`` after it, and the spectator's snapshot.
+
+    ``repeated`` is True when the action id had been seen: the events are the earlier ones and
+    nothing changed.
+    """
+
+    match_id: int
+    seq: int
+    events: list[dict[str, Any]]
+    snapshot: dict[str, Any]
+    repeated: bool = False
+
+
+# ---------------------------------------------------------------------------- settings
+
+
+def _setting(name: str, default: float) -> float:
+    return float(getattr(settings, name, default))
+
+
+def turn_seconds(match: Match) -> float | None:
+    """A human's time per step in this match, or None when the match has no clock."""
+    rules = match.rules
+    if match.mode not in CLOCKED_MODES or not rules.turn_seconds or rules.on_timeout == "none":
+        return None
+    return rules.turn_seconds * _setting("LUDO_TIME_SCALE", 1.0)
+
+
+def bot_delay() -> float:
+    """The pause before a bot's step or an auto-move, so people can follow it."""
+    return _setting("LUDO_BOT_DELAY", 0.8)
+
+
+# ---------------------------------------------------------------------------- bots
+
+
+def choose_bot_move(state: State, level: str, rng: random.Random) -> EngineMove:
+    """The move a bot of `level` plays. Until the bot policies exist: the timeout move."""
+    return timeout_move(state)
+
+
+# ---------------------------------------------------------------------------- the change
+
+
+@dataclass
+class _Change:
+    """The rows one service call appends, and the match as it will be saved."""
+
+    match: Match
+    now: datetime
+    seats: list[Seat]
+    state: State | None = None
+    rolls: int = 0
+    turn: int = 0
+    events: list[MatchEvent] = field(default_factory=list)
+    rows: list[Any] = field(default_factory=list)
+    seats_changed: dict[int, set[str]] = field(default_factory=dict)
+    audits: list[Callable[[], Any]] = field(default_factory=list)
+    match_fields: set[str] = field(default_factory=set)  # set-once fields to save too
+    first_seq: int = 0
+
+    def __post_init__(self) -> None:
+        self.first_seq = self.match.seq + 1
+        snap = self.match.snapshot or {}
+        if snap.get("notation"):
+            self.state = loads(snap["notation"])
+            self.rolls = int(snap["rolls"])
+            self.turn = int(snap["turn"])
+
+    # -- reading
+
+    def seat_at(self, corner: int) -> Seat | None:
+        for seat in self.seats:
+            if seat.corner == corner:
+                return seat
+        return None
+
+    def seat_to_play(self) -> Seat:
+        assert self.state is not None
+        seat = self.seat_at(self.state.to_play)
+        assert seat is not None, "the engine gave the turn to an empty corner"
+        return seat
+
+    # -- appending
+
+    def event(self, kind: str, data: dict[str, Any]) -> int:
+        self.match.seq += 1
+        self.events.append(
+            MatchEvent(
+                match=self.match,
+                seq=self.match.seq,
+                change=self.first_seq,
+                kind=kind,
+                data=data,
+                at=self.now,
+            )
+        )
+        return self.match.seq
+
+    def engine_events(self, events: Iterable[Event]) -> int:
+        """Append the engine's events; a passed turn starts a Turn row. Returns the first seq."""
+        first = self.match.seq + 1
+        for e in events:
+            data = as_dict(e)
+            kind = data.pop("kind")
+            seq = self.event(kind, data)
+            if isinstance(e, TurnPassed):
+                self.turn += 1
+                self.rows.append(
+                    Turn(match=self.match, n=self.turn, corner=e.to, seq=seq, started_at=self.now)
+                )
+        return first
+
+    def seat_update(self, seat: Seat, **values: Any) -> None:
+        for name, value in values.items():
+            setattr(seat, name, value)
+        self.seats_changed.setdefault(seat.pk, set()).update(values)
+
+    # -- the actions
+
+    def roll(self, seat: Seat, *, face: int, bonus: str, by: str, action_id: str) -> None:
+        assert self.state is not None
+        try:
+            state, events = engine_roll(self.state, face, bonus=bonus)
+        except IllegalAction as exc:
+            raise ServiceError("illegal", str(exc)) from exc
+        turn = self.turn
+        seq = self.engine_events(events)
+        self.rows.append(
+            RollRow(
+                match=self.match,
+                turn=turn,
+                corner=seat.corner,
+                seq=seq,
+                n=self.rolls,
+                face=face,
+                bonus=bonus,
+                by=by,
+                action_id=action_id,
+                at=self.now,
+            )
+        )
+        self.rolls += 1
+        self.state = state
+
+    def dice_roll(self, seat: Seat, *, by: str, action_id: str = "", bonus: str = "") -> None:
+        face = dice.roll_face(self.match.server_seed, self.match.client_seed, self.rolls)
+        self.roll(seat, face=face, bonus=bonus, by=by, action_id=action_id)
+
+    def move(
+        self, seat: Seat, chosen: EngineMove, *, shield: bool, by: str, action_id: str
+    ) -> None:
+        assert self.state is not None
+        try:
+            state, events = engine_move(self.state, chosen, shield=shield)
+        except IllegalAction as exc:
+            raise ServiceError("illegal", str(exc)) from exc
+        played = next(m for m in self.state.legal if m[:4] == chosen[:4])
+        turn = self.turn
+        seq = self.engine_events(events)
+        self.rows.append(
+            MoveRow(
+                match=self.match,
+                turn=turn,
+                corner=seat.corner,
+                seq=seq,
+                pawn=played.pawn,
+                pawn_corner=played.corner,
+                frm=played.frm,
+                to=played.to,
+                captures=[list(c) for c in played.captures],
+                shield=shield,
+                by=by,
+                action_id=action_id,
+                at=self.now,
+            )
+        )
+        self.state = state
+
+    def leave(self, seat: Seat, *, reason: str, forfeit: bool) -> None:
+        assert self.state is not None
+        try:
+            state, events = engine_resign(self.state, seat.corner, reason)
+        except IllegalAction as exc:
+            raise ServiceError("illegal", str(exc)) from exc
+        self.event("leave", {"corner": seat.corner, "reason": reason, "forfeit": forfeit})
+        self.engine_events(events)
+        self.state = state
+        for corner in state.out:
+            out = self.seat_at(corner)
+            if out is not None and not out.left:
+                self.seat_update(out, left=True)
+
+    def play_turn_for(self, seat: Seat, *, by: str, policy: Callable[[State], EngineMove]) -> None:
+        """The server plays the rest of `seat`'s turn (rolling with the dice)."""
+        assert self.state is not None
+        while self.state.phase != "over" and self.state.to_play == seat.corner:
+            if self.state.phase == "roll":
+                self.dice_roll(seat, by=by)
+            else:
+                self.move(seat, policy(self.state), shield=False, by=by, action_id="")
+
+
+def _lock(match_id: int) -> Match:
+    """The match, locked until the transaction ends, with the database clock as ``db_now``."""
+    try:
+        return Match.objects.select_for_update().annotate(db_now=Now()).get(pk=match_id)
+    except (Match.DoesNotExist, ValueError, TypeError):
+        raise ServiceError("not_found", "There is no such match") from None
+
+
+def _lock_code(code: str) -> Match:
+    try:
+        return (
+            Match.objects.select_for_update().annotate(db_now=Now()).get(code=normalise_code(code))
+        )
+    except Match.DoesNotExist:
+        raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
+
+
+def normalise_code(code: str) -> str:
+    return "".join(str(code).split()).upper()
+
+
+def _seats(match: Match) -> list[Seat]:
+    return list(Seat.objects.filter(match=match).select_related("user").order_by("corner"))
+
+
+def _begin(match: Match) -> _Change:
+    now = getattr(match, "db_now", None) or db_now()
+    return _Change(match=match, now=now, seats=_seats(match))
+
+
+def _deadline(change: _Change) -> datetime | None:
+    """When the match next needs the server: a bot's step, an auto-move, or a human's clock."""
+    match, state = change.match, change.state
+    if match.status != Status.ACTIVE or state is None or state.phase == "over":
+        return None
+    seat = change.seat_to_play()
+    if seat.bot:
+        return change.now + timedelta(seconds=bot_delay())
+    if state.phase == "move" and len(legal_moves(state)) == 1:
+        return change.now + timedelta(seconds=bot_delay())
+    seconds = turn_seconds(match)
+    if seconds is None:
+        return None
+    if match.rules.on_timeout == "bot" and seat.missed_turns >= 2:
+        # After two missed turns the bot keeps playing until the player acts.
+        return change.now + timedelta(seconds=bot_delay())
+    return change.now + timedelta(seconds=seconds)
+
+
+def _finish_if_over(change: _Change) -> None:
+    match, state = change.match, change.state
+    if state is None or state.phase != "over" or match.status != Status.ACTIVE:
+        return
+    match.status = Status.FINISHED
+    match.finished_at = change.now
+    change.match_fields.add("finished_at")
+    for place, corner in enumerate(state.placings, start=1):
+        seat = change.seat_at(corner)
+        if seat is not None:
+            change.seat_update(seat, place=place)
+    placings = list(state.placings)
+    change.event(
+        "ended",
+        {
+            "status": "finished",
+            "placings": placings,
+            "server_seed": match.server_seed,
+            "commitment": match.commitment,
+            "client_seed": match.client_seed,
+        },
+    )
+    change.audits.append(
+        partial(
+            audit.record,
+            action="match.finished",
+            obj=match,
+            extra={
+                "code": match.code,
+                "placings": placings,
+                "server_seed": match.server_seed,
+                "rolls": change.rolls,
+                "seq": match.seq,
+            },
+        )
+    )
+
+
+def _save(change: _Change) -> None:
+    """Write everything the change appended and the match's updated fields."""
+    match = change.match
+    _finish_if_over(change)
+    if change.state is not None:
+        match.snapshot = snapshot_of(change.state, rolls=change.rolls, turn=change.turn)
+        match.turn_seq = change.turn
+    match.turn_deadline = _deadline(change)
+    by_model: dict[type, list[Any]] = {}
+    for row in change.rows:
+        by_model.setdefault(type(row), []).append(row)
+    for model, rows in by_model.items():
+        model.objects.bulk_create(rows)
+    if change.events:
+        MatchEvent.objects.bulk_create(change.events)
+    updated = {"snapshot", "seq", "status", "turn_seq", "turn_deadline", *change.match_fields}
+    match.save(update_fields=sorted(updated))
+    for seat in change.seats:
+        names = change.seats_changed.get(seat.pk)
+        if names:
+            seat.save(update_fields=sorted(names))
+    for write in change.audits:
+        write()
+    if change.events:
+        events = [e.as_wire() for e in change.events]
+        transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
+
+
+def _result(change: _Change) -> ActionResult:
+    from .selectors import snapshot_for
+
+    return ActionResult(
+        match_id=change.match.pk,
+        seq=change.match.seq,
+        events=[e.as_wire() for e in change.events],
+        snapshot=snapshot_for(change.match, seats=change.seats, state=change.state),
+    )
+
+
+# ---------------------------------------------------------------------------- creating
+
+
+def _option_names(value: Mapping[str, Any] | Iterable[str] | None, known: tuple[str, ...]) -> list:
+    if value is None:
+        return []
+    names = (
+        [name for name, on in value.items() if on] if isinstance(value, Mapping) else list(value)
+    )
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise ServiceError("bad_request", f"Unknown option {unknown[0]!r}")
+    return [name for name in known if name in names]
+
+
+def _bots(value: Mapping[int, str] | Iterable[int] | None) -> dict[int, str]:
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        bots = {int(c): (level or DEFAULT_BOT_LEVEL) for c, level in value.items()}
+    else:
+        bots = {int(c): DEFAULT_BOT_LEVEL for c in value}
+    for level in bots.values():
+        if level not in BOT_LEVELS:
+            raise ServiceError("bad_request", f"There is no bot level {level!r}")
+    return bots
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def _bot_seat(match: Match, corner: int, level: str, now: datetime) -> Seat:
+    return Seat(
+        match=match,
+        corner=corner,
+        bot=level,
+        # A bot is the server's own seat: a fixed client seed keeps a simulation with a chosen
+        # server seed reproducible, and the secret server seed keeps the dice fair.
+        client_seed=f"bot{corner}",
+        joined_at=now,
+        connected=True,
+    )
+
+
+def _seat_event(change: _Change, seat: Seat) -> None:
+    change.event(
+        "joined",
+        {
+            "corner": seat.corner,
+            "user": seat.user_id,
+            "bot": seat.bot,
+        },
+    )
+
+
+def _check_client_seed(seed: str | None) -> str:
+    if seed is None:
+        return dice.new_client_seed()
+    if not dice.CLIENT_SEED.fullmatch(seed):
+        raise ServiceError(
+            "bad_request", "A client seed is 1 to 64 letters, digits, '_' or '-' characters"
+        )
+    return seed
+
+
+def match_create(
+    *,
+    ruleset: str,
+    players: int,
+    mode: str,
+    house_rules: Mapping[str, Any] | Iterable[str] | None = None,
+    options: Mapping[str, Any] | Iterable[str] | None = None,
+    host: Any = None,
+    bots: Mapping[int, str] | Iterable[int] | None = None,
+    first: int | None = None,
+    client_seed: str | None = None,
+    server_seed: str | None = None,
+) -> Match:
+    """Open a match. The host takes the lowest free seat (in local play every seat that is not
+    a bot); bots take the corners given. It starts at once when every seat is filled.
+
+    ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
+    ``server_seed`` is for reproducible practice simulations only.
+    """
+    if ruleset not in RULESETS:
+        raise ServiceError("bad_request", f"There is no rule set {ruleset!r}")
+    if mode not in Mode.values:
+        raise ServiceError("bad_request", f"There is no mode {mode!r}")
+    chosen = _option_names(house_rules, HOUSE_RULES) + _option_names(options, PARTY_OPTIONS)
+    try:
+        rules = rules_from_name("+".join([ruleset, *chosen]))  # cached: one Board per name
+        corners = rules.seats_for(int(players))
+    except (ValueError, TypeError) as exc:
+        raise ServiceError("bad_request", str(exc)) from exc
+    bot_levels = _bots(bots)
+    if bot_levels and mode == Mode.RANKED:
+        raise ServiceError("ranked_no_bots", "Ranked matches never seat a bot")
+    if set(bot_levels) - set(corners):
+        bad = sorted(set(bot_levels) - set(corners))[0]
+        raise ServiceError("bad_request", f"Corner {bad} has no seat in this match")
+    if first is not None and first not in corners:
+        raise ServiceError("bad_request", f"Corner {first} has no seat in this match")
+    if server_seed is not None and mode != Mode.PRACTICE:
+        raise ServiceError("bad_request", "A chosen server seed is for practice simulations only")
+    free = [c for c in corners if c not in bot_levels]
+    if mode == Mode.LOCAL:
+        if host is None:
+            raise ServiceError("bad_request", "Local play needs the host whose device it is")
+        if not free:
+            raise ServiceError("bad_request", "At least one seat is a person")
+        host_corners = free
+    elif host is not None and free:
+        host_corners = free[:1]
+    elif host is not None and mode != Mode.PRACTICE:
+        raise ServiceError("bad_request", "The host needs a seat, but bots fill every seat")
+    else:
+        host_corners = []
+    seed = server_seed if server_seed is not None else dice.new_server_seed()
+    host_seed = _check_client_seed(client_seed)
+
+    with transaction.atomic():
+        now = db_now()
+        match = None
+        for _ in range(20):
+            try:
+                with transaction.atomic():
+                    match = Match.objects.create(
+                        code=_new_code(),
+                        ruleset=ruleset,
+                        options={
+                            "rules": rules_name(rules),
+                            "house_rules": [n for n in chosen if n in HOUSE_RULES],
+                            "pairs": rules.pairs,
+                            "power": rules.power,
+                            "first": first,
+                        },
+                        players=len(corners),
+                        mode=mode,
+                        host=host,
+                        server_seed=seed,
+                        commitment=dice.commitment(seed),
+                    )
+                break
+            except IntegrityError:
+                continue  # a room code taken already: draw another
+        if match is None:
+            raise RuntimeError("no free room code after 20 draws")
+        change = _Change(match=match, now=now, seats=[])
+        change.event(
+            "created",
+            {
+                "rules": rules_name(rules),
+                "mode": mode,
+                "players": len(corners),
+                "commitment": match.commitment,
+            },
+        )
+        seats = [
+            Seat(
+                match=match,
+                corner=c,
+                user=host,
+                client_seed=host_seed if i == 0 else dice.new_client_seed(),
+                joined_at=now,
+            )
+            for i, c in enumerate(host_corners)
+        ]
+        seats += [_bot_seat(match, c, level, now) for c, level in sorted(bot_levels.items())]
+        seats.sort(key=lambda s: s.corner)
+        Seat.objects.bulk_create(seats)
+        change.seats = _seats(match)
+        for seat in change.seats:
+            _seat_event(change, seat)
+        audit.record(
+            action="match.created",
+            actor=host,
+            obj=match,
+            extra={
+                "code": match.code,
+                "rules": rules_name(rules),
+                "mode": mode,
+                "players": len(corners),
+                "commitment": match.commitment,
+                "bots": {str(c): level for c, level in sorted(bot_levels.items())},
+            },
+        )
+        if host_corners:
+            audit.record(
+                action="match.joined",
+                actor=host,
+                obj=match,
+                extra={"corners": host_corners},
+            )
+        if len(change.seats) == len(corners):
+            _start(change)
+        _save(change)
+    return match
+
+
+def _start(change: _Change) -> None:
+    """Freeze the client seeds, choose the first player, deal the first turn."""
+    match = change.match
+    rules = match.rules
+    corners = rules.seats_for(match.players)
+    client_seed = dice.match_client_seed(s.client_seed for s in change.seats)
+    fixed = match.options.get("first")
+    if fixed is not None:
+        first = int(fixed)
+    elif rules.first_player == "red":
+        first = corners[0]
+    else:
+        first = dice.draw_first(match.server_seed, client_seed, corners)
+    match.status = Status.ACTIVE
+    match.started_at = change.now
+    match.first = first
+    match.client_seed = client_seed
+    change.match_fields.update({"started_at", "first", "client_seed"})
+    change.state = new_game(rules, match.players, first=first)
+    change.rolls, change.turn = 0, 1
+    seq = change.event(
+        "started", {"first": first, "client_seed": client_seed, "commitment": match.commitment}
+    )
+    change.rows.append(Turn(match=match, n=1, corner=first, seq=seq, started_at=change.now))
+    change.audits.append(
+        partial(
+            audit.record,
+            action="match.started",
+            obj=match,
+            extra={"code": match.code, "first": first, "client_seed": client_seed},
+        )
+    )
+
+
+def match_join(*, code: str, user: Any, client_seed: str | None = None) -> Seat:
+    """Take the lowest free seat of a waiting match; the match starts when it is full."""
+    seed = _check_client_seed(client_seed)
+    with transaction.atomic():
+        match = _lock_code(code)
+        if match.status in ENDED:
+            raise ServiceError("over", "This match has ended")
+        change = _begin(match)
+        if any(s.user_id == user.pk for s in change.seats):
+            raise ServiceError("already_seated", "You already have a seat in this match")
+        corners = match.rules.seats_for(match.players)
+        taken = {s.corner for s in change.seats}
+        free = [c for c in corners if c not in taken]
+        if match.status != Status.WAITING or not free:
+            raise ServiceError("full", "Every seat in this match is taken")
+        seat = Seat.objects.create(
+            match=match, corner=free[0], user=user, client_seed=seed, joined_at=change.now
+        )
+        change.seats = _seats(match)
+        _seat_event(change, seat)
+        audit.record(action="match.joined", actor=user, obj=match, extra={"corners": [seat.corner]})
+        if len(free) == 1:
+            _start(change)
+        _save(change)
+    return seat
+
+
+def match_set_client_seed(*, code: str, user: Any, seed: str) -> None:
+    """Set the user's client seed for the dice; allowed until the match starts."""
+    seed = _check_client_seed(seed)
+    with transaction.atomic():
+        match = _lock_code(code)
+        if match.status in ENDED:
+            raise ServiceError("over", "This match has ended")
+        if match.status != Status.WAITING:
+            raise ServiceError("bad_request", "The dice seeds are fixed once the match starts")
+        change = _begin(match)
+        mine = [s for s in change.seats if s.user_id == user.pk]
+        if not mine:
+            raise ServiceError("not_seated", "You have no seat in this match")
+        change.seat_update(mine[0], client_seed=seed)
+        change.event("client_seed", {"corner": mine[0].corner, "seed": seed})
+        _save(change)
+
+
+def match_start(*, match_id: int, bots_for_empty: str | None = None) -> ActionResult:
+    """Start a waiting match; empty seats are refused, or filled with bots of the given level
+    (never in ranked)."""
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.status in ENDED:
+            raise ServiceError("over", "This match has ended")
+        if match.status != Status.WAITING:
+            raise ServiceError("bad_request", "This match has already started")
+        change = _begin(match)
+        corners = match.rules.seats_for(match.players)
+        empty = [c for c in corners if change.seat_at(c) is None]
+        if empty:
+            if bots_for_empty is None:
+                raise ServiceError(
+                    "bad_request", f"Seats {', '.join(map(str, empty))} are still empty"
+                )
+            if match.mode == Mode.RANKED:
+                raise ServiceError("ranked_no_bots", "Ranked matches never seat a bot")
+            level = _bots({c: bots_for_empty for c in empty})
+            Seat.objects.bulk_create(
+                [_bot_seat(match, c, lv, change.now) for c, lv in level.items()]
+            )
+            change.seats = _seats(match)
+            for c in empty:
+                seat = change.seat_at(c)
+                assert seat is not None
+                _seat_event(change, seat)
+        _start(change)
+        _save(change)
+        return _result(change)
+
+
+# ---------------------------------------------------------------------------- playing
+
+
+def _active(match: Match) -> None:
+    if match.status in ENDED:
+        raise ServiceError("over", "This match has ended")
+    if match.status != Status.ACTIVE:
+        raise ServiceError("bad_request", "This match has not started")
+
+
+def _actor(change: _Change, user: Any, corner: int | None) -> Seat:
+    """The seat acting: the user's (the one to play, if they hold several) or `corner`'s."""
+    if user is None and corner is None:
+        raise ServiceError("bad_request", "Say who acts: a user or a corner")
+    if user is None:
+        seat = change.seat_at(int(corner)) if corner is not None else None
+        if seat is None:
+            raise ServiceError("not_seated", f"Corner {corner} has no seat in this match")
+        return seat
+    mine = [s for s in change.seats if s.user_id == user.pk]
+    if corner is not None:
+        mine = [s for s in mine if s.corner == corner]
+    if not mine:
+        raise ServiceError("not_seated", "You have no seat in this match")
+    to_play = change.state.to_play if change.state is not None else None
+    return next((s for s in mine if s.corner == to_play), mine[0])
+
+
+def _check_action_id(action_id: str) -> str:
+    action_id = str(action_id or "")
+    if len(action_id) > ACTION_ID_MAX:
+        raise ServiceError("bad_request", f"An action id has at most {ACTION_ID_MAX} characters")
+    return action_id
+
+
+def _earlier(match: Match, corner: int, action_id: str) -> ActionResult | None:
+    """The result of an action this seat already sent with `action_id`, if any."""
+    if not action_id:
+        return None
+    rolls = RollRow.objects.filter(match=match, corner=corner, action_id=action_id).order_by()
+    moves = MoveRow.objects.filter(match=match, corner=corner, action_id=action_id).order_by()
+    found = list(rolls.values_list("seq", flat=True).union(moves.values_list("seq", flat=True)))
+    if not found:
+        return None
+    first = MatchEvent.objects.get(match=match, seq=found[0])
+    events = MatchEvent.objects.filter(match=match, change=first.change).order_by("seq")
+    from .selectors import snapshot_for
+
+    return ActionResult(
+        match_id=match.pk,
+        seq=match.seq,
+        events=[e.as_wire() for e in events],
+        snapshot=snapshot_for(match),
+        repeated=True,
+    )
+
+
+def _player_action(
+    match_id: int, user: Any, corner: int | None, seq: int, action_id: str
+) -> tuple[_Change, Seat, ActionResult | None]:
+    """Lock, find the seat, answer a repeated action id, refuse a stale or out-of-turn one."""
+    action_id = _check_action_id(action_id)
+    match = _lock(match_id)
+    change = _begin(match)
+    seat = _actor(change, user, corner)
+    if seq != match.seq:
+        # A retried action arrives with the seq it was made against: answer it as before.
+        # (A repeated id with the current seq is caught by the unique constraint instead.)
+        earlier = _earlier(match, seat.corner, action_id)
+        if earlier is not None:
+            return change, seat, earlier
+    _active(match)
+    if seq != match.seq:
+        raise ServiceError(
+            "stale", f"The match has moved on (v{match.seq}, not v{seq}): here is the new state"
+        )
+    assert change.state is not None
+    if seat.corner != change.state.to_play:
+        raise ServiceError("not_your_turn", "It is not your turn")
+    if seat.missed_turns:
+        change.seat_update(seat, missed_turns=0)
+    return change, seat, None
+
+
+def _repeat_on_conflict(
+    run: Callable[[], ActionResult], match_id: int, user: Any, corner: int | None, action_id: str
+) -> ActionResult:
+    """Run a player action; if a concurrent twin stored the same action id first, answer
+    with its result."""
+    try:
+        return run()
+    except IntegrityError:
+        if not action_id:
+            raise
+        with transaction.atomic():
+            match = _lock(match_id)
+            seat = _actor(_begin(match), user, corner)
+            earlier = _earlier(match, seat.corner, _check_action_id(action_id))
+        if earlier is None:
+            raise
+        return earlier
+
+
+def match_roll(
+    *,
+    match_id: int,
+    user: Any = None,
+    corner: int | None = None,
+    seq: int,
+    action_id: str,
+    bonus: str = "",
+    face: int | None = None,
+) -> ActionResult:
+    """Roll the die for the seat to play. Power: `bonus` "double", "control" (then `face` is
+    the chosen face) or "shield"."""
+
+    def run() -> ActionResult:
+        with transaction.atomic():
+            change, seat, earlier = _player_action(match_id, user, corner, seq, action_id)
+            if earlier is not None:
+                return earlier
+            if bonus and bonus not in STORED_BONUSES:
+                raise ServiceError("bad_request", f"There is no bonus {bonus!r}")
+            if bonus == "control":
+                if face is None or face not in range(1, 7):
+                    raise ServiceError("bad_request", "Dice control needs a face from 1 to 6")
+                change.roll(seat, face=face, bonus=bonus, by="player", action_id=action_id)
+            elif face is not None:
+                raise ServiceError("bad_request", "Only Dice control chooses the face")
+            else:
+                change.dice_roll(seat, by="player", action_id=action_id, bonus=bonus)
+            _save(change)
+            return _result(change)
+
+    return _repeat_on_conflict(run, match_id, user, corner, action_id)
+
+
+def match_move(
+    *,
+    match_id: int,
+    user: Any = None,
+    corner: int | None = None,
+    seq: int,
+    action_id: str,
+    pawn: int,
+    pawn_corner: int | None = None,
+    shield: bool = False,
+) -> ActionResult:
+    """Move pawn `pawn` (of `pawn_corner`: the partner's in Pairs once one's own are home)."""
+
+    def run() -> ActionResult:
+        with transaction.atomic():
+            change, seat, earlier = _player_action(match_id, user, corner, seq, action_id)
+            if earlier is not None:
+                return earlier
+            state = change.state
+            assert state is not None
+            if state.phase != "move":
+                raise ServiceError("illegal", "Roll the die first")
+            owner = mover_of(state, seat.corner) if pawn_corner is None else int(pawn_corner)
+            if owner not in range(4) or int(pawn) not in range(4):
+                raise ServiceError("bad_request", "Pawns are 0 to 3 of corners 0 to 3")
+            chosen = next(
+                (m for m in state.legal if m.corner == owner and m.pawn == int(pawn)), None
+            )
+            if chosen is None:
+                rows = state.pawns[owner]
+                frm = rows[int(pawn)] if rows else -1
+                chosen = EngineMove(owner, int(pawn), frm, frm + state.die)
+            change.move(seat, chosen, shield=bool(shield), by="player", action_id=action_id)
+            _save(change)
+            return _result(change)
+
+    return _repeat_on_conflict(run, match_id, user, corner, action_id)
+
+
+def _bot_rng(match: Match) -> random.Random:
+    # Derived from the secret seed so a bot's choices are reproducible in a replayed
+    # simulation, yet no one can predict them; the label keeps it apart from the dice.
+    digest = hmac.new(
+        match.server_seed.encode("ascii"), f"bot:{match.seq}".encode(), hashlib.sha256
+    ).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _bot_step(change: _Change, seat: Seat) -> None:
+    """One step of a bot's turn: a roll, or a move."""
+    assert change.state is not None
+    if change.state.phase == "roll":
+        change.dice_roll(seat, by="bot")
+    else:
+        level = seat.bot or DEFAULT_BOT_LEVEL
+        chosen = choose_bot_move(change.state, level, _bot_rng(change.match))
+        change.move(seat, chosen, shield=False, by="bot", action_id="")
+
+
+def bot_act(*, match_id: int, turn_seq: int, seq: int | None = None) -> ActionResult | None:
+    """A bot seat takes one step of its turn (a roll or a move). Nothing happens (None) when
+    the match is not active, `turn_seq` moved on, `seq` (if given) is stale, or the seat to
+    play is not a bot."""
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.status != Status.ACTIVE or match.turn_seq != turn_seq:
+            return None
+        if seq is not None and seq != match.seq:
+            return None
+        change = _begin(match)
+        seat = change.seat_to_play()
+        if not seat.bot:
+            return None
+        _bot_step(change, seat)
+        _save(change)
+        return _result(change)
+
+
+def match_timeout(*, match_id: int, turn_seq: int) -> ActionResult | None:
+    """A due deadline fired. Does nothing (None) unless the match is active, `turn_seq` is its
+    current turn and the deadline has passed (by the database clock).
+
+    A bot's turn: the bot takes its step. A lone legal move after a roll: it is played (not a
+    missed turn). Otherwise the player missed the turn: the server plays the rest of it
+    (rolling if needed, then the preset's timeout move, or the bot's move where the preset
+    says a bot plays), counts the missed turn, and after ``rules.timeouts_to_forfeit`` in a
+    row the player forfeits instead.
+    """
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.status != Status.ACTIVE or match.turn_seq != turn_seq:
+            return None
+        change = _begin(match)
+        if match.turn_deadline is None or match.turn_deadline > change.now:
+            return None
+        state = change.state
+        assert state is not None
+        seat = change.seat_to_play()
+        if seat.bot:
+            _bot_step(change, seat)
+        elif state.phase == "move" and len(state.legal) == 1:
+            change.move(seat, state.legal[0], shield=False, by="auto", action_id="")
+        else:
+            rules = match.rules
+            missed = seat.missed_turns + 1
+            change.event("timeout", {"corner": seat.corner, "missed": missed})
+            change.seat_update(seat, missed_turns=missed)
+            if rules.timeouts_to_forfeit and missed >= rules.timeouts_to_forfeit:
+                change.leave(seat, reason="timeout", forfeit=True)
+                change.audits.append(
+                    partial(
+                        audit.record,
+                        action="match.forfeited",
+                        actor=seat.user,
+                        obj=match,
+                        extra={"corner": seat.corner, "reason": "timeout"},
+                    )
+                )
+            else:
+                if rules.on_timeout == "bot":
+                    rng = _bot_rng(match)
+                    level = DEFAULT_BOT_LEVEL
+
+                    def policy(s: State) -> EngineMove:
+                        return choose_bot_move(s, level, rng)
+                else:
+                    policy = timeout_move
+                change.play_turn_for(seat, by="timeout", policy=policy)
+        _save(change)
+        return _result(change)
+
+
+# ---------------------------------------------------------------------------- leaving
+
+
+def _leave(
+    match_id: int, seat_of: Callable[[_Change], Seat], reason: str, forfeit: bool, actor: Any
+) -> ActionResult:
+    with transaction.atomic():
+        match = _lock(match_id)
+        _active(match)
+        change = _begin(match)
+        seat = seat_of(change)
+        change.leave(seat, reason=reason, forfeit=forfeit)
+        change.audits.append(
+            partial(
+                audit.record,
+                action="match.forfeited" if forfeit else "match.resigned",
+                actor=actor if actor is not None else seat.user,
+                obj=match,
+                extra={"corner": seat.corner, "reason": reason},
+            )
+        )
+        _save(change)
+        return _result(change)
+
+
+def match_forfeit(*, match_id: int, corner: int, reason: str) -> ActionResult:
+    """The server takes `corner` out of the match (disconnect grace expired, ...)."""
+
+    def seat_of(change: _Change) -> Seat:
+        seat = change.seat_at(int(corner))
+        if seat is None:
+            raise ServiceError("not_seated", f"Corner {corner} has no seat in this match")
+        return seat
+
+    return _leave(match_id, seat_of, str(reason), True, None)
+
+
+def match_resign(*, match_id: int, user: Any = None, corner: int | None = None) -> ActionResult:
+    """A player gives up: placed below everyone still playing."""
+    return _leave(match_id, lambda change: _actor(change, user, corner), "resigned", False, user)
+
+
+def seat_set_connected(*, match_id: int, user: Any, connected: bool) -> None:
+    """Record whether the user's seats have a live connection (not a replayed change: no
+    event is appended and ``seq`` stays; the room is told with the current ``v``)."""
+    with transaction.atomic():
+        match = _lock(match_id)
+        seats = [s for s in _seats(match) if s.user_id == user.pk]
+        if not seats:
+            raise ServiceError("not_seated", "You have no seat in this match")
+        changed = [s for s in seats if s.connected != connected]
+        for seat in changed:
+            seat.connected = connected
+            seat.save(update_fields=["connected"])
+        if changed:
+            events = [
+                {"kind": "connected" if connected else "disconnected", "corner": s.corner}
+                for s in changed
+            ]
+            transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
