@@ -495,12 +495,14 @@ def match_create(
     first: int | None = None,
     client_seed: str | None = None,
     server_seed: str | None = None,
+    ip: str | None = None,
 ) -> Match:
     """Open a match. The host takes the lowest free seat (in local play every seat that is not
     a bot); bots take the corners given. It starts at once when every seat is filled.
 
     ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
-    ``server_seed`` is for reproducible practice simulations only.
+    ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
+    goes into the audit log.
     """
     if ruleset not in RULESETS:
         raise ServiceError("bad_request", f"There is no rule set {ruleset!r}")
@@ -594,6 +596,7 @@ def match_create(
         audit.record(
             action="match.created",
             actor=host,
+            ip=ip,
             obj=match,
             extra={
                 "code": match.code,
@@ -608,6 +611,7 @@ def match_create(
             audit.record(
                 action="match.joined",
                 actor=host,
+                ip=ip,
                 obj=match,
                 extra={"corners": host_corners},
             )
@@ -651,7 +655,9 @@ def _start(change: _Change) -> None:
     )
 
 
-def match_join(*, code: str, user: Any, client_seed: str | None = None) -> Seat:
+def match_join(
+    *, code: str, user: Any, client_seed: str | None = None, ip: str | None = None
+) -> Seat:
     """Take the lowest free seat of a waiting match; the match starts when it is full."""
     seed = _check_client_seed(client_seed)
     with transaction.atomic():
@@ -671,7 +677,9 @@ def match_join(*, code: str, user: Any, client_seed: str | None = None) -> Seat:
         )
         change.seats = _seats(match)
         _seat_event(change, seat)
-        audit.record(action="match.joined", actor=user, obj=match, extra={"corners": [seat.corner]})
+        audit.record(
+            action="match.joined", actor=user, ip=ip, obj=match, extra={"corners": [seat.corner]}
+        )
         if len(free) == 1:
             _start(change)
         _save(change)
@@ -1002,7 +1010,12 @@ def match_timeout(*, match_id: int, turn_seq: int) -> ActionResult | None:
 
 
 def _leave(
-    match_id: int, seat_of: Callable[[_Change], Seat], reason: str, forfeit: bool, actor: Any
+    match_id: int,
+    seat_of: Callable[[_Change], Seat],
+    reason: str,
+    forfeit: bool,
+    actor: Any,
+    ip: str | None = None,
 ) -> ActionResult:
     with transaction.atomic():
         match = _lock(match_id)
@@ -1015,6 +1028,7 @@ def _leave(
                 audit.record,
                 action="match.forfeited" if forfeit else "match.resigned",
                 actor=actor if actor is not None else seat.user,
+                ip=ip,
                 obj=match,
                 extra={"corner": seat.corner, "reason": reason},
             )
@@ -1035,9 +1049,14 @@ def match_forfeit(*, match_id: int, corner: int, reason: str) -> ActionResult:
     return _leave(match_id, seat_of, str(reason), True, None)
 
 
-def match_resign(*, match_id: int, user: Any = None, corner: int | None = None) -> ActionResult:
-    """A player gives up: placed below everyone still playing."""
-    return _leave(match_id, lambda change: _actor(change, user, corner), "resigned", False, user)
+def match_resign(
+    *, match_id: int, user: Any = None, corner: int | None = None, ip: str | None = None
+) -> ActionResult:
+    """A player gives up: placed below everyone still playing. (In local play the host names
+    the seat with `corner`.)"""
+    return _leave(
+        match_id, lambda change: _actor(change, user, corner), "resigned", False, user, ip
+    )
 
 
 def seat_set_connected(*, match_id: int, user: Any, connected: bool) -> None:

@@ -340,6 +340,9 @@ def verify_match(match: Match) -> Report:
         audits = check.audit()
     except Mismatch as exc:
         return Report(False, str(exc))
+    except (KeyError, TypeError, ValueError) as exc:
+        # A row edited into a shape the code cannot read is a mismatch too.
+        return Report(False, f"match {match.code}: a stored row cannot be read: {exc!r}")
     state = check.state
     rules = match.rules
     if state is not None and state.phase == "over":

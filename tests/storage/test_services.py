@@ -45,7 +45,9 @@ def to_play_user(match, alice, bob):
 
 def test_create_join_and_start(make_user) -> None:
     alice, bob = make_user("alice"), make_user("bob")
-    match = services.match_create(ruleset="classic", players=2, mode="friendly", host=alice)
+    match = services.match_create(
+        ruleset="classic", players=2, mode="friendly", host=alice, ip="198.51.100.7"
+    )
     assert match.status == Status.WAITING
     assert len(match.code) == 6 and set(match.code) <= set("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
     assert match.commitment == dice.commitment(match.server_seed)
@@ -66,6 +68,9 @@ def test_create_join_and_start(make_user) -> None:
         AuditEntry.objects.filter(object_id=str(match.pk)).values_list("action", flat=True)
     )
     assert actions == ["match.created", "match.joined", "match.joined", "match.started"]
+    created = AuditEntry.objects.get(object_id=str(match.pk), action="match.created")
+    assert (created.actor, created.ip) == (alice, "198.51.100.7")
+    assert created.extra_data["commitment"] == match.commitment
 
 
 def test_family_starts_with_red_and_has_no_clock(make_user, settings) -> None:
