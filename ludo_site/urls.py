@@ -7,4 +7,5 @@ urlpatterns = [
     path("", include("games.page_urls")),
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
+    path("", include("games.urls")),
 ]
