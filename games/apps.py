@@ -1,3 +1,6 @@
+import os
+import sys
+
 from django.apps import AppConfig
 
 
@@ -5,3 +8,15 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = "Games"
+
+    def ready(self) -> None:
+        # The embedded default (`make run`, no Redis) has no Celery beat: the server process
+        # sweeps the match clocks itself. Only in the process that serves (the autoreloader's
+        # child, or --noreload), never in tests, migrations or shells.
+        if sys.argv[1:2] == ["runserver"] and (
+            os.environ.get("RUN_MAIN") == "true" or "--noreload" in sys.argv
+        ):
+            from . import clock
+
+            if clock.inprocess_enabled():
+                clock.start_in_process()

@@ -1,4 +1,9 @@
-"""The Celery app: configured from Django settings (``CELERY_*``), tasks found in each app."""
+"""The Celery app: configured from Django settings (``CELERY_*``), tasks found in each app.
+
+Beat sweeps the match clocks every second (`games.tasks.sweep_clocks`): turn deadlines, bot
+turns, lone-move auto-moves and disconnect grace. A sweep that is not picked up within a few
+seconds expires instead of piling up behind a busy worker: the next one does the same work.
+"""
 
 import os
 
@@ -9,3 +14,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ludo_site.settings")
 app = Celery("ludo_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+SWEEP_EVERY_SECONDS = 1.0
+
+app.conf.beat_schedule = {
+    "sweep-match-clocks": {
+        "task": "games.sweep_clocks",
+        "schedule": SWEEP_EVERY_SECONDS,
+        "options": {"expires": 5 * SWEEP_EVERY_SECONDS},
+    },
+}

@@ -1,5 +1,7 @@
-"""WebSocket routes. Match consumers are added here (``ws/match/<room code>/``)."""
+"""WebSocket routes: the match rooms (``ws/match/<room code>/``)."""
 
 from django.urls import URLPattern, URLResolver
 
-websocket_urlpatterns: list[URLPattern | URLResolver] = []
+from games.routing import websocket_urlpatterns as games_routes
+
+websocket_urlpatterns: list[URLPattern | URLResolver] = [*games_routes]

@@ -76,6 +76,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = os.environ.get("REDIS_URL") or None
 CHANNEL_LAYERS = env.channel_layers(REDIS_URL)
 
+# Match clocks (games.clock): the rules' durations times LUDO_TIME_SCALE (tests and the
+# end-to-end run shorten them, production leaves 1); the pause before a bot's step or a lone
+# move's auto-move; and whether the web process sweeps the clocks itself (the embedded
+# default, with no Redis and so no Celery beat).
+LUDO_TIME_SCALE = float(os.environ.get("LUDO_TIME_SCALE") or 1)
+LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
+LUDO_INPROCESS_CLOCK = env.parse_bool(
+    os.environ.get("LUDO_INPROCESS_CLOCK"), default=REDIS_URL is None
+)
+
 CELERY_BROKER_URL = env.celery_broker_url(REDIS_URL)
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_SERIALIZER = "json"

@@ -1,0 +1,138 @@
+"""The match clocks: one sweep over due deadlines, run by Celery beat every second or, on the
+embedded default (no Redis), by a thread inside the server process.
+
+A match's ``turn_deadline`` (database clock) is when its player to act runs out of time, or,
+for a bot seat or a lone legal move, when that move is played. The sweep locks each due match
+with ``FOR UPDATE SKIP LOCKED`` (so sweeps running side by side split the work instead of
+queueing), and hands it to the one service that decides what expiry means
+(`games.services.match_timeout` or `bot_act`); those re-check ``turn_seq`` and do nothing if
+the turn moved on, so a late or repeated sweep is harmless. Disconnect grace runs the same
+way over seats (`games.presence`).
+
+Durations are the rules' (RULES.md), multiplied by ``LUDO_TIME_SCALE`` (settings or
+environment, default 1) so tests can run a 20 s clock in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import close_old_connections, transaction
+from django.db.models.functions import Now
+
+from .errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+BATCH = 200  # due matches taken per sweep; the rest wait a second
+
+
+def time_scale() -> float:
+    """How much faster than real time the clocks run: 1 in production, e.g. 0.05 in tests."""
+    return float(getattr(settings, "LUDO_TIME_SCALE", 1.0))
+
+
+def scaled(seconds: float) -> timedelta:
+    """A rules duration on this site's clock."""
+    return timedelta(seconds=seconds * time_scale())
+
+
+def inprocess_enabled() -> bool:
+    """Whether the web process sweeps the clocks itself (``LUDO_INPROCESS_CLOCK``: by default
+    exactly when there is no Redis, and so no Celery worker and beat)."""
+    default = not getattr(settings, "REDIS_URL", None)
+    return bool(getattr(settings, "LUDO_INPROCESS_CLOCK", default))
+
+
+# ---------------------------------------------------------------------------- the sweep
+
+
+def sweep(*, batch: int = BATCH) -> int:
+    """Act on every due deadline once; returns how many matches or seats were acted on."""
+    from .models import Match, Status
+
+    due = list(
+        Match.objects.filter(status=Status.ACTIVE, turn_deadline__lte=Now())
+        .order_by("turn_deadline")
+        .values_list("pk", flat=True)[:batch]
+    )
+    acted = sum(expire_turn(match_id) for match_id in due)
+    from . import presence
+
+    return acted + presence.sweep_grace(batch=batch)
+
+
+def expire_turn(match_id: int) -> int:
+    """Lock one due match (skipping it if another sweep holds it) and let the services act."""
+    from . import presence, services, services_presence
+    from .models import Match, Status
+
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update(skip_locked=True)
+            .filter(pk=match_id, status=Status.ACTIVE, turn_deadline__lte=Now())
+            .first()
+        )
+        if match is None:
+            return 0  # another sweep has it, or the turn moved on since the query
+        state = match.state()
+        try:
+            if state is not None and presence.store().is_away(match.pk, state.to_play):
+                services_presence.away_act(match_id=match.pk, corner=state.to_play)
+            else:
+                # The one service that decides: a bot's step, a lone move played, or a
+                # missed turn (auto-move, or forfeit after too many).
+                services.match_timeout(match_id=match.pk, turn_seq=match.turn_seq)
+        except ServiceError as e:
+            # Nothing was written (the service rolled back its savepoint): a match that
+            # ended or moved on in between. Logged so a stuck clock shows up.
+            log.info("clock: match %s turn %s: %s", match.pk, match.turn_seq, e)
+            return 0
+    return 1
+
+
+# ---------------------------------------------------------------------------- in-process
+
+
+class InProcessClock:
+    """A daemon thread that runs `sweep` every `every` seconds until stopped."""
+
+    def __init__(self, every: float = 1.0) -> None:
+        self.every = every
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="ludo-clock", daemon=True)
+
+    def start(self) -> InProcessClock:
+        self.thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.stopped.set()
+        self.thread.join(timeout)
+
+    def run(self) -> None:
+        while not self.stopped.wait(self.every):
+            try:
+                close_old_connections()
+                sweep()
+            except Exception:  # noqa: BLE001 - a clock must keep ticking; the next sweep retries
+                log.exception("clock: sweep failed")
+            finally:
+                close_old_connections()
+
+
+_running: InProcessClock | None = None
+_lock = threading.Lock()
+
+
+def start_in_process(every: float = 1.0) -> InProcessClock:
+    """Start the in-process clock once per process (later calls return the running one)."""
+    global _running
+    with _lock:
+        if _running is None:
+            _running = InProcessClock(every).start()
+            log.info("clock: in-process sweep every %.1f s", every)
+        return _running

@@ -1,0 +1,316 @@
+"""The match room over WebSocket (``ws/match/<room code>/``): thin, as DESIGN.md asks.
+
+A consumer authenticates (the session, through ``AuthMiddlewareStack``), validates a frame's
+shape (`games.wire`), calls one service and relays. It never changes a match itself: the
+services lock, check, store, commit and broadcast ``match.update`` to the group
+``match.<id>``; each consumer then sends its own viewer's snapshot, so what a viewer may not
+see (another player's Power stock) never reaches them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from channels.db import DatabaseSyncToAsync
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from . import presence, rooms
+from .errors import ServiceError
+from .wire import Intent, RateLimit, WireError, error_frame, frame, parse
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Close codes in the 4000-4999 range left to applications.
+CLOSE_NOT_FOUND = 4404
+
+# Open sockets per (match id, user id) in this process: a second tab closing must not mark
+# the player as gone while the first is still open.
+_open: Counter[tuple[int, int]] = Counter()
+
+
+# Database work runs on a pool of threads, not channels' one shared thread: a service call
+# waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
+# process behind it. Changes to one match stay in order: the services lock its row.
+_db_threads = ThreadPoolExecutor(
+    max_workers=int(getattr(settings, "LUDO_DB_THREADS", 8)), thread_name_prefix="ludo-db"
+)
+
+
+def on_db_thread(func: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """`func` run on the database threads, its connection closed or kept as Django says."""
+
+    @functools.wraps(func)
+    async def run(*args: Any, **kwargs: Any) -> T:
+        call = DatabaseSyncToAsync(func, thread_sensitive=False, executor=_db_threads)
+        return await call(*args, **kwargs)
+
+    return run
+
+
+def finish_db_work() -> None:
+    """Wait for the database threads' work in hand and start a fresh pool (tests: no
+    connection outlives a test)."""
+    global _db_threads
+    old = _db_threads
+    _db_threads = ThreadPoolExecutor(max_workers=old._max_workers, thread_name_prefix="ludo-db")
+    old.shutdown(wait=True)
+
+
+def _rate() -> tuple[float, int]:
+    return (
+        float(getattr(settings, "LUDO_WS_RATE", 8.0)),
+        int(getattr(settings, "LUDO_WS_BURST", 16)),
+    )
+
+
+class MatchConsumer(AsyncWebsocketConsumer):
+    """One socket of one viewer (a seated player or a spectator) in one room."""
+
+    match_id: int | None = None
+    corner: int | None = None
+    group: str = ""
+    sent_v: int = -1
+    last: dict[str, Any] | None = None  # the snapshot this socket was sent last
+
+    async def connect(self) -> None:
+        self.match_id = None
+        self.limit = RateLimit(*_rate())
+        self.last_limited = -1.0
+        user = self.scope.get("user")
+        self.user = user if user is not None and user.is_authenticated else None
+        # Accept at once: the server gives a handshake a few seconds, and the lookups below
+        # queue behind other database work under load.
+        await self.accept()
+        code = rooms.normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
+        found = await _find(code) if code else None
+        if found is None:
+            await self.send(error_frame("not_found", "There is no room with that code"))
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        match_id, self.corner = found[0], _corner_of(found[1], self.user)
+        self.group = f"match.{match_id}"
+        # Join the group before reading the snapshot, so no change falls between the two.
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.match_id = match_id
+        if self.corner is not None and self.user is not None:
+            _open[(match_id, self.user.pk)] += 1
+            snapshot = await _arrive(match_id, self.user, self.corner)
+        else:
+            snapshot = await self._snapshot()
+        await self.send_state(snapshot)
+
+    async def disconnect(self, code: int) -> None:
+        if self.match_id is None:
+            return
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.corner is not None and self.user is not None:
+            key = (self.match_id, self.user.pk)
+            _open[key] -= 1
+            if _open[key] <= 0:
+                del _open[key]
+                await on_db_thread(presence.seat_disconnected)(
+                    match_id=self.match_id, user=self.user, corner=self.corner
+                )
+
+    # ------------------------------------------------------------------ client -> server
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.match_id is None:
+            return
+        if not self.limit.allow():
+            # One error a second at most: answering every frame of a flood would be a flood.
+            now = self.limit.last
+            if now - self.last_limited >= 1.0:
+                self.last_limited = now
+                await self.send(error_frame("rate_limited", "Too many frames; slow down"))
+            return
+        try:
+            intent = parse(text_data, bytes_data)
+        except WireError as e:
+            await self.send(error_frame(e.code, e.message))
+            return
+        if intent.t == "resync":
+            await self.send_state()
+            return
+        if self.corner is None or self.user is None:
+            await self.send(error_frame("not_seated", "You are watching: only seated players act"))
+            return
+        try:
+            result = await on_db_thread(_act)(self.match_id, self.user, intent)
+        except ServiceError as e:
+            await self.send(error_frame(e.code, e.message, self.sent_v))
+            return
+        if result is not None and result.repeated:
+            # A client retrying after a lost answer: the action counted once; here is now.
+            await self.send(error_frame("stale", "That action was already played", self.sent_v))
+            await self.send_state()
+
+    # ------------------------------------------------------------------ server -> client
+
+    async def match_update(self, event: dict[str, Any]) -> None:
+        """A committed change (from `games.broadcast`): send it with this viewer's snapshot.
+
+        Game events carry their ``seq``; one this socket's last snapshot already holds is not
+        sent again. Presence events (connected, disconnected, away) carry none: they change
+        the seats but not ``v``.
+        """
+        v = int(event["v"])
+        events = event.get("events", [])
+        fresh = [
+            e
+            for e in events
+            if int(e.get("seq", v + 1)) > self.sent_v
+            # Its own seat's presence is in the snapshot this socket was sent on connect.
+            and not ("seq" not in e and self.corner is not None and e.get("corner") == self.corner)
+        ]
+        if not fresh:
+            return
+        presence_only = all("seq" not in e for e in fresh)
+        if presence_only and self.last is not None and self.last["v"] >= v:
+            # Only who is connected changed: the last snapshot with the seats marked, no read.
+            snapshot = _with_presence(self.last, fresh)
+        else:
+            snapshot = await self._snapshot(v=None if presence_only else v)
+        if snapshot is None:
+            return
+        self.sent_v = max(self.sent_v, v)
+        self.last = snapshot
+        await self.send(
+            frame("update", max(v, int(snapshot["v"])), {"events": fresh, "state": snapshot})
+        )
+
+    async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
+        if snapshot is None:
+            snapshot = await self._snapshot()
+        if snapshot is None:
+            await self.send(error_frame("not_found", "The match is gone"))
+            return
+        self.sent_v = max(self.sent_v, int(snapshot["v"]))
+        self.last = snapshot
+        await self.send(frame("state", snapshot["v"], snapshot))
+
+    async def _snapshot(self, v: int | None = None) -> dict[str, Any] | None:
+        """This viewer's snapshot; for a change `v`, from the match as loaded once for every
+        socket of this process that is sent the same change."""
+        assert self.match_id is not None
+        loaded = await _loaded(self.match_id, v)
+        if loaded is None:
+            return None
+        from .selectors import snapshot_for
+
+        match, seats = loaded
+        # No query here: the seats come with their users.
+        return snapshot_for(match, viewer_user=self.user, viewer_corner=self.corner, seats=seats)
+
+
+def _with_presence(snapshot: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    """`snapshot` with the seats' connection state that presence `events` report."""
+    seats = [dict(seat) for seat in snapshot["seats"]]
+    for e in events:
+        for seat in seats:
+            if seat["corner"] == e.get("corner"):
+                if e["kind"] in ("connected", "disconnected"):
+                    seat["connected"] = e["kind"] == "connected"
+                elif e["kind"] == "away":
+                    seat["away"] = True
+    return {**snapshot, "seats": seats}
+
+
+def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
+    """The corner `user` sits in, from {corner: user id}."""
+    if user is None:
+        return None
+    for corner, user_id in sorted(seats.items()):
+        if user_id == user.pk:
+            return corner
+    return None
+
+
+@on_db_thread
+def _find(code: str) -> tuple[int, dict[int, int | None]] | None:
+    from .selectors import match_by_code
+
+    try:
+        match = match_by_code(code)
+    except ServiceError:
+        return None
+    return match.pk, {s.corner: s.user_id for s in match.seats.all()}
+
+
+Loaded = tuple[Any, list[Any]]
+# (match id, v) -> the match and its seats as read for that change, shared by the sockets of
+# this process for a few seconds: a change in a 4-seat room costs one read, not four.
+_changes: dict[tuple[int, int], asyncio.Future[Loaded | None]] = {}
+CHANGE_TTL = 5.0
+
+
+async def _loaded(match_id: int, v: int | None) -> Loaded | None:
+    if v is None:
+        return await _load(match_id)
+    key = (match_id, v)
+    future = _changes.get(key)
+    if future is None:
+        future = asyncio.ensure_future(_load(match_id))
+        _changes[key] = future
+        asyncio.get_running_loop().call_later(CHANGE_TTL, _changes.pop, key, None)
+    return await asyncio.shield(future)
+
+
+@on_db_thread
+def _arrive(match_id: int, user: Any, corner: int) -> dict[str, Any] | None:
+    """Mark the seat connected (grace over) and read the snapshot, in one trip to the
+    database thread."""
+    from .selectors import snapshot_for
+
+    presence.seat_connected(match_id=match_id, user=user, corner=corner)
+    loaded = _load_now(match_id)
+    if loaded is None:
+        return None
+    return snapshot_for(loaded[0], viewer_user=user, viewer_corner=corner, seats=loaded[1])
+
+
+def _load_now(match_id: int) -> Loaded | None:
+    from .models import Match, Seat
+
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        return None
+    seats = list(Seat.objects.filter(match=match).select_related("user").order_by("corner"))
+    return match, seats
+
+
+_load = on_db_thread(_load_now)
+
+
+def _act(match_id: int, user: Any, intent: Intent) -> Any:
+    """The one service call for a client's intent; its `ActionResult`."""
+    from . import services
+
+    if intent.t == "roll":
+        return services.match_roll(
+            match_id=match_id,
+            user=user,
+            seq=intent.v,
+            action_id=intent.id,
+            bonus=intent.bonus,
+            face=intent.face,
+        )
+    if intent.t == "move":
+        return services.match_move(
+            match_id=match_id,
+            user=user,
+            seq=intent.v,
+            action_id=intent.id,
+            pawn=intent.pawn,
+            pawn_corner=intent.corner,
+            shield=intent.shield,
+        )
+    return services.match_resign(match_id=match_id, user=user)

@@ -1,0 +1,76 @@
+"""Fixtures for the real-time tests: two signed-in players, rooms, sockets on the full ASGI app."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import channel_layers
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from accounts.models import User
+from games import consumers, presence, services
+from games.models import Match
+from ludo_site.asgi import application
+
+IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+@pytest.fixture(autouse=True)
+def own_layer_and_timers(settings: Any) -> Iterator[None]:
+    """Each test gets its own in-memory channel layer and grace timers: on a shared Redis,
+    xdist workers' matches share ids (one test database each) and would hear each other."""
+    settings.CHANNEL_LAYERS = IN_MEMORY
+    channel_layers.backends = {}
+    presence.reset_store(presence.MemoryStore())
+    yield
+    consumers.finish_db_work()
+    channel_layers.backends = {}
+    presence.reset_store(None)
+
+
+# Sockets run their database work on other threads, so the rows must be committed: these
+# tests use the transactional database. Players sign in by session, not password (hashing
+# costs a third of a second a user).
+@pytest.fixture
+def alice(transactional_db: None) -> User:
+    return User.objects.create(username="alice")
+
+
+@pytest.fixture
+def bob(transactional_db: None) -> User:
+    return User.objects.create(username="bob")
+
+
+@pytest.fixture
+def carol(transactional_db: None) -> User:
+    return User.objects.create(username="carol")
+
+
+def session_cookie(user: User | None) -> str:
+    if user is None:
+        return ""
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+def two_player(alice: User, bob: User, ruleset: str = "classic", **options: Any) -> Match:
+    """A started friendly room: alice in corner 0 (to play first), bob in corner 2."""
+    match = services.match_create(
+        ruleset=ruleset, players=2, mode="friendly", host=alice, first=0, **options
+    )
+    services.match_join(code=match.code, user=bob)
+    return Match.objects.get(pk=match.pk)
+
+
+async def socket(code: str, user: User | None = None, origin: str = "http://localhost") -> Any:
+    """A socket to room `code`, signed in as `user` (None: a signed-out visitor)."""
+    headers = [(b"origin", origin.encode()), (b"host", b"localhost")]
+    cookie = await database_sync_to_async(session_cookie)(user)
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    return WebsocketCommunicator(application, f"/ws/match/{code}/", headers=headers)

@@ -1,0 +1,267 @@
+"""The clocks: turn timeouts, forfeit after three, bot pauses, lone moves, disconnect grace.
+
+Durations are the rules' times LUDO_TIME_SCALE (here a thousandth: 20 s is 20 ms).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+
+from accounts.models import User
+from games import clock, presence, services, tasks
+from games.models import Match, MatchEvent, Roll, Seat, Status
+from ludo_site.celery import app as celery_app
+
+from .conftest import two_player
+
+SCALE = 0.001
+
+
+@pytest.fixture(autouse=True)
+def fast_clocks(settings: Any) -> None:
+    settings.LUDO_TIME_SCALE = SCALE
+    settings.LUDO_BOT_DELAY = 0.01
+
+
+@pytest.fixture
+def players(db: None) -> tuple[User, User]:
+    return User.objects.create(username="ann"), User.objects.create(username="ben")
+
+
+def kinds(match: Match, since: int = 0) -> list[str]:
+    return list(
+        MatchEvent.objects.filter(match=match, seq__gt=since)
+        .order_by("seq")
+        .values_list("kind", flat=True)
+    )
+
+
+def tick(seconds: float = 0.03) -> int:
+    time.sleep(seconds)
+    return clock.sweep()
+
+
+def test_nothing_is_due_before_the_deadline(players: tuple[User, User], settings: Any) -> None:
+    settings.LUDO_TIME_SCALE = 1
+    match = two_player(*players)
+    assert match.turn_deadline is not None
+    assert clock.sweep() == 0
+    assert Match.objects.get(pk=match.pk).seq == match.seq
+
+
+def test_timeout_plays_for_the_player_then_three_forfeit(players: tuple[User, User]) -> None:
+    match = two_player(*players)
+    assert tick() == 1
+    first = kinds(match, match.seq)
+    assert first[0] == "timeout" and "rolled" in first
+    seat = Seat.objects.get(match=match, corner=0)
+    assert seat.missed_turns == 1 and not seat.left
+    assert set(Roll.objects.filter(match=match).values_list("by", flat=True)) == {"timeout"}
+    for _ in range(20):
+        if Match.objects.get(pk=match.pk).status != Status.ACTIVE:
+            break
+        tick()
+    match.refresh_from_db()
+    assert match.status == Status.FINISHED
+    leave = MatchEvent.objects.get(match=match, kind="leave")
+    # Both idle: corner 0 missed its third turn in a row first and forfeits; corner 2 wins.
+    assert leave.data == {"corner": 0, "reason": "timeout", "forfeit": True}
+    assert Seat.objects.get(match=match, corner=0).missed_turns == 3
+    assert Seat.objects.get(match=match, corner=2).place == 1
+    timeouts = MatchEvent.objects.filter(match=match, kind="timeout")
+    assert [e.data["corner"] for e in timeouts] == [0, 2, 0, 2, 0]
+
+
+def test_acting_resets_the_missed_turns(players: tuple[User, User]) -> None:
+    match = two_player(*players)
+    tick()  # corner 0 misses a turn
+    match.refresh_from_db()
+    state = match.state()
+    assert state is not None and state.to_play == 2
+    tick()  # corner 2 misses one; its turn was played out, so corner 0 is to play
+    match.refresh_from_db()
+    assert match.state().to_play == 0  # type: ignore[union-attr]
+    assert Seat.objects.get(match=match, corner=0).missed_turns == 1
+    services.match_roll(match_id=match.pk, user=players[0], seq=match.seq, action_id="a")
+    assert Seat.objects.get(match=match, corner=0).missed_turns == 0
+
+
+def test_a_lone_legal_move_is_played_by_itself(players: tuple[User, User]) -> None:
+    ann, ben = players
+    match = two_player(ann, ben)
+    user = {0: ann, 2: ben}
+    for n in range(400):
+        match.refresh_from_db()
+        state = match.state()
+        assert state is not None and state.phase != "over"
+        if state.phase == "move" and len(state.legal) == 1:
+            break
+        who = user[state.to_play]
+        if state.phase == "roll":
+            services.match_roll(match_id=match.pk, user=who, seq=match.seq, action_id=f"r{n}")
+        else:
+            pawn = state.legal[0].pawn
+            services.match_move(
+                match_id=match.pk, user=who, seq=match.seq, action_id=f"m{n}", pawn=pawn
+            )
+    else:
+        pytest.fail("no lone legal move in 400 steps")
+    corner, before = state.to_play, match.seq
+    # Due after the bot's pause, not the 20 s clock.
+    assert match.turn_deadline is not None
+    assert tick() == 1
+    new = MatchEvent.objects.filter(match=match, seq__gt=before).order_by("seq")
+    assert new[0].kind in ("moved", "released") and "timeout" not in kinds(match, before)
+    assert Seat.objects.get(match=match, corner=corner).missed_turns == 0
+    assert match.moves.order_by("-seq").first().by == "auto"  # type: ignore[union-attr]
+
+
+def test_a_bot_seat_acts_after_a_pause(players: tuple[User, User], settings: Any) -> None:
+    settings.LUDO_BOT_DELAY = 0.2
+    match = services.match_create(
+        ruleset="classic", players=2, mode="practice", host=players[0], bots={2: "easy"}, first=2
+    )
+    assert clock.sweep() == 0  # the pause is not over
+    assert tick(0.25) == 1
+    assert Roll.objects.get(match=match).by == "bot"
+
+
+def test_celery_task_and_beat_schedule(players: tuple[User, User]) -> None:
+    match = two_player(*players)
+    time.sleep(0.03)
+    assert tasks.sweep_clocks.apply().get() == 1
+    assert "timeout" in kinds(match)
+    entry = celery_app.conf.beat_schedule["sweep-match-clocks"]
+    assert entry["task"] == tasks.sweep_clocks.name == "games.sweep_clocks"
+    assert entry["schedule"] == 1.0
+
+
+# ---------------------------------------------------------------------------- disconnect grace
+
+
+def disconnect(match: Match, user: User, corner: int) -> None:
+    services.seat_set_connected(match_id=match.pk, user=user, connected=True)
+    presence.seat_disconnected(match_id=match.pk, user=user, corner=corner)
+
+
+def test_classic_grace_then_forfeit(players: tuple[User, User], settings: Any) -> None:
+    settings.LUDO_TIME_SCALE = 1  # turn clocks off the table: 20 s
+    ann, ben = players
+    match = two_player(ann, ben)
+    disconnect(match, ben, 2)
+    assert clock.sweep() == 0  # 60 s of grace
+    settings.LUDO_TIME_SCALE = SCALE
+    presence.seat_disconnected(match_id=match.pk, user=ben, corner=2)  # grace now 60 ms
+    assert tick(0.08) == 1
+    match.refresh_from_db()
+    assert match.status == Status.FINISHED
+    leave = MatchEvent.objects.get(match=match, kind="leave")
+    assert leave.data == {"corner": 2, "reason": "disconnected", "forfeit": True}
+
+
+def test_back_inside_the_grace_keeps_the_seat(players: tuple[User, User], settings: Any) -> None:
+    settings.LUDO_TIME_SCALE = 1
+    ann, ben = players
+    match = two_player(ann, ben)
+    settings.LUDO_TIME_SCALE = 0.002  # grace 120 ms, turn 40 ms: keep ann acting
+    disconnect(match, ben, 2)
+    presence.seat_connected(match_id=match.pk, user=ben, corner=2)
+    time.sleep(0.15)
+    clock.sweep()
+    assert not MatchEvent.objects.filter(match=match, kind="leave").exists()
+    assert Seat.objects.get(match=match, corner=2).connected
+
+
+def test_mensch_computer_plays_until_they_are_back(
+    players: tuple[User, User], settings: Any
+) -> None:
+    ann, ben = players
+    settings.LUDO_TIME_SCALE = 1
+    match = two_player(ann, ben, "mensch")
+    disconnect(match, ann, 0)  # ann is to play
+    settings.LUDO_TIME_SCALE = SCALE
+    presence.seat_disconnected(match_id=match.pk, user=ann, corner=0)  # 45 ms
+    time.sleep(0.06)
+    assert clock.sweep() >= 1
+    assert presence.store().is_away(match.pk, 0)
+    for _ in range(5):
+        tick(0.02)
+    rolls = Roll.objects.filter(match=match, corner=0)
+    assert rolls.exists() and set(rolls.values_list("by", flat=True)) == {"bot"}
+    assert Seat.objects.get(match=match, corner=0).missed_turns == 0
+    assert not MatchEvent.objects.filter(match=match, kind="leave").exists()
+    presence.seat_connected(match_id=match.pk, user=ann, corner=0)
+    assert not presence.store().is_away(match.pk, 0)
+
+
+def test_party_bot_plays_at_once_for_a_disconnected_player(
+    players: tuple[User, User], settings: Any
+) -> None:
+    ann, ben = players
+    settings.LUDO_TIME_SCALE = 1
+    match = two_player(ann, ben, "party")
+    disconnect(match, ann, 0)
+    time.sleep(0.02)
+    clock.sweep()
+    assert presence.store().is_away(match.pk, 0)
+    tick(0.02)
+    assert Roll.objects.filter(match=match, corner=0, by="bot").exists()
+
+
+# ---------------------------------------------------------------------------- concurrency
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locked_match_is_skipped_not_waited_for(settings: Any) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("SKIP LOCKED needs PostgreSQL (SQLite has no row locks)")
+    ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
+    match = two_player(ann, ben)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with transaction.atomic():
+            Match.objects.select_for_update().get(pk=match.pk)
+            locked.set()
+            release.wait(5)
+        connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert locked.wait(5)
+        time.sleep(0.03)
+        started = time.monotonic()
+        assert clock.sweep() == 0
+        assert time.monotonic() - started < 1
+    finally:
+        release.set()
+        holder.join()
+    assert clock.sweep() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_process_clock_thread(settings: Any) -> None:
+    ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
+    match = two_player(ann, ben)
+    ticking = clock.InProcessClock(every=0.02).start()
+    # Not read while it runs: SQLite's shared in-memory test database locks whole tables.
+    time.sleep(1.0)
+    ticking.stop()
+    assert MatchEvent.objects.filter(match=match, kind="timeout").exists()
+    assert not ticking.thread.is_alive()
+
+
+def test_inprocess_default_follows_redis(settings: Any) -> None:
+    del settings.LUDO_INPROCESS_CLOCK
+    settings.REDIS_URL = None
+    assert clock.inprocess_enabled()
+    settings.REDIS_URL = "redis://127.0.0.1:6379/0"
+    assert not clock.inprocess_enabled()
+    settings.LUDO_INPROCESS_CLOCK = True
+    assert clock.inprocess_enabled()
