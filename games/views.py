@@ -4,7 +4,6 @@ through `games.selectors` and write only by calling `games.services`.
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 from django.contrib import messages
@@ -63,22 +62,14 @@ def _players(value: str | None, low: int = 2) -> int:
 # ---------------------------------------------------------------------------- static pages
 
 
-def _can_play() -> bool:
-    """Whether the match services are installed: the home page shows no control that needs a
-    backend which is not there."""
-    return importlib.util.find_spec("games.services") is not None
-
-
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    can_play = _can_play()
     return render(
         request,
         "home.html",
         {
             "presets": PRESETS,
-            "can_play": can_play,
-            "levels": _levels() if can_play else [],
+            "levels": _levels(),
             "house_rules": HOUSE_RULES,
             "guest": is_guest(request.user),
             "preview": board_config(RULESETS["classic"]),

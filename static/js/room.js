@@ -17,6 +17,7 @@ let autoTimer = null;
 let lastMoved = null;
 let rolling = false;
 let face = 0;
+let lone = null; // the only legal move on offer, which the server plays by itself
 const history = [];
 // Action ids: unique per page and action, so a repeated frame changes nothing twice.
 const PAGE_ID = [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -200,6 +201,7 @@ function renderBonuses(canR) {
 function sendMove(m) {
   if (!myTurn() || snap.phase !== "move") return;
   clearTimeout(autoTimer);
+  lone = null;
   const d = { pawn: m.pawn };
   if (m.corner !== snap.to_play) d.corner = m.corner;
   send("move", d);
@@ -254,8 +256,12 @@ function apply(next, events) {
 }
 
 function note(e) {
-  const text = words(e);
+  let text = words(e);
   if (!text) return;
+  if (lone && (e.kind === "moved" || e.kind === "released") && e.corner === lone.corner && e.pawn === lone.pawn) {
+    text += " (the only move: played by itself)";
+    lone = null;
+  }
   history.unshift({ text, kind: e.kind, corner: e.kind === "turn_passed" ? e.to : e.corner });
   if (history.length > 200) history.pop();
 }
@@ -280,6 +286,7 @@ function render() {
   const over = snap.status === "finished" || snap.status === "aborted" || snap.status === "void";
   $("replay-link").hidden = snap.status !== "finished";
   $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length;
+  lone = moves.length === 1 && mine ? moves[0] : null;
   if (moves.length === 1 && mine) {
     autoTimer = setTimeout(() => sendMove(moves[0]), AUTO_MOVE_MS);
   }

@@ -1,0 +1,17 @@
+"""The site's ASGI app for the browser tests' daphne process
+(``daphne tests.browser.asgi_static:application``): static files served (production serves
+them apart), and the match clock swept in-process every 50 ms instead of every second, so
+bots and auto-moves keep pace with a test (LUDO_BOT_DELAY is short there too)."""
+
+import os
+
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+from ludo_site.asgi import application as site
+
+if os.environ.get("LUDO_TEST_CLOCK_EVERY"):
+    from games import clock
+
+    clock.start_in_process(every=float(os.environ["LUDO_TEST_CLOCK_EVERY"]))
+
+application = ASGIStaticFilesHandler(site)

@@ -1,0 +1,183 @@
+"""Browser tests: a real daphne server (HTTP, WebSockets, the in-process match clock) on its
+own SQLite file, driven by Playwright through Debian's chromium.
+
+The server runs in a subprocess with the in-memory channel layer and the in-process clock,
+whatever the environment says, so that bots and auto-moves play without Celery; the tests
+talk to it only through the browser, as a person would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "artefacts" / "screenshots"
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+
+try:
+    from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+except ImportError:  # pragma: no cover - requirements.txt pins it
+    sync_playwright = None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    reason = None
+    if sync_playwright is None:
+        reason = "playwright is not installed"
+    elif not os.path.exists(CHROMIUM):
+        reason = f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)"
+    for item in items:
+        if "browser" in item.keywords and reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _database(sqlite_file: Path) -> str:
+    """A database of the server's own: on PostgreSQL (as in CI) when DATABASE_URL names it,
+    a fresh ``<name>_browser_<worker>`` database; else a SQLite file."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        return f"sqlite:///{sqlite_file}"
+    import psycopg
+
+    base, _, name = url.rpartition("/")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")  # one server per xdist worker
+    fresh = f"{name.split('?')[0]}_browser_{worker}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{fresh}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{fresh}"')
+    return f"{base}/{fresh}"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a fresh server."""
+    if sync_playwright is None or not os.path.exists(CHROMIUM):
+        pytest.skip("no browser")
+    db = tmp_path_factory.mktemp("site") / "site.sqlite3"
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
+    env.update(
+        DATABASE_URL=_database(db),
+        DJANGO_SETTINGS_MODULE="ludo_site.settings",
+        LUDO_INPROCESS_CLOCK="0",  # asgi_static starts a faster one
+        LUDO_TEST_CLOCK_EVERY="0.02",
+        LUDO_BOT_DELAY="0.01",
+        DEBUG="1",
+        PYTHONPATH=str(ROOT),
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    port = _free_port()
+    daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
+    log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - closed below
+    server = subprocess.Popen(
+        [daphne, "-b", "127.0.0.1", "-p", str(port), "tests.browser.asgi_static:application"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                if server.poll() is not None:
+                    raise RuntimeError(db.with_suffix(".log").read_text()) from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if sync_playwright is None or not os.path.exists(CHROMIUM):
+        pytest.skip("no browser")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+class Watched:
+    """A browser context whose pages record console errors and failed requests."""
+
+    def __init__(self, browser: Browser, viewport: dict[str, int]) -> None:
+        # Reduced motion: lit pawns stop hopping, so clicks land on still targets.
+        self.context: BrowserContext = browser.new_context(
+            viewport=viewport,  # type: ignore[arg-type]
+            reduced_motion="reduce",
+        )
+        self.context.set_default_timeout(15_000)
+        self.errors: list[str] = []
+
+    def page(self) -> Page:
+        page = self.context.new_page()
+        page.on("console", lambda m: self._console(m))
+        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        return page
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(f"console: {message.text} at {message.location}")
+
+
+@pytest.fixture
+def people(browser: Browser) -> Iterator[Any]:
+    """Make browser contexts (each a separate person); checks none logged a console error."""
+    made: list[Watched] = []
+
+    def make(viewport: dict[str, int] = DESKTOP) -> Watched:
+        w = Watched(browser, viewport)
+        made.append(w)
+        return w
+
+    yield make
+    errors = [e for w in made for e in w.errors]
+    for w in made:
+        w.context.close()
+    assert not errors, errors
+
+
+def shoot(page: Page, name: str) -> None:
+    """Keep a screenshot of `page` under artefacts/screenshots/ (not in git)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size or DESKTOP
+    page.screenshot(path=str(SHOTS / f"{name}-{size['width']}x{size['height']}.png"))

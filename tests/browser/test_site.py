@@ -1,0 +1,244 @@
+"""The site in a real browser: friends in a room, practice to the end, a local game, a replay,
+and a screenshot of each page at phone and desktop sizes (artefacts/screenshots/)."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import DESKTOP, PHONE, shoot
+
+pytestmark = pytest.mark.browser
+
+
+def _pick(page: Page, race: bool) -> dict[str, Any] | None:
+    """The move a player picks among the lit pawns: home, a capture, else the pawn furthest
+    along (`race`) or any pawn (so that pawns spread out and meet). Read from the page: the lit
+    pawns and the rings the server sent."""
+    return page.evaluate(
+        """(race) => {
+          const rings = [...document.querySelectorAll('#board .target')];
+          const lit = [...document.querySelectorAll('#board .pawn.movable')];
+          if (!lit.length) return null;
+          const pref = (r) =>
+            r.classList.contains('home') ? 2 : r.classList.contains('captures') ? 1 : 0;
+          const best = rings.sort((a, b) => pref(b) - pref(a))[0];
+          const ahead = (a, b) => Number(b.dataset.progress) - Number(a.dataset.progress);
+          const far = race ? lit.sort(ahead)[0] : lit[Math.floor(Math.random() * lit.length)];
+          const ring = best && pref(best) > 0 ? best : null;
+          return { ring: ring ? Number(ring.dataset.move) : null,
+                   pawn: Number(far.dataset.pawn), corner: Number(far.dataset.corner) };
+        }""",
+        race,
+    )
+
+
+def act(page: Page, how: str, race: bool = True) -> bool:
+    """Take one action if it is this page's turn: roll, or move a lit pawn. `how` is "keys"
+    (R and the number keys), "click" (the Roll button, pawns and rings) or "drag"."""
+    if page.locator("#roll:not([disabled])").count():
+        if how == "keys":
+            page.keyboard.press("r" if time.monotonic() % 2 < 1 else " ")
+        else:
+            page.click("#roll")
+        return True
+    choice = _pick(page, race)
+    if choice is None:
+        return False
+    if how == "keys":
+        if choice["ring"] is not None:
+            pawn = page.evaluate(
+                "(i) => document.querySelector(`#legal li:nth-child(${i + 1}) button`)"
+                "?.textContent.match(/Pawn (\\d)/)?.[1]",
+                choice["ring"],
+            )
+            page.keyboard.press(str(pawn or choice["pawn"] + 1))
+        else:
+            page.keyboard.press(str(choice["pawn"] + 1))
+    elif how == "drag":
+        pawn = page.locator(
+            f"#board .pawn[data-corner='{choice['corner']}'][data-pawn='{choice['pawn']}']"
+        )
+        ring = page.locator("#board .target").first
+        a, b = pawn.bounding_box(), ring.bounding_box()
+        if not a or not b:
+            return False
+        page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=6)
+        page.mouse.up()
+    elif choice["ring"] is not None:
+        page.locator(f"#board .target[data-move='{choice['ring']}']").click()
+    else:
+        pawn_id = f"{choice['corner']}.{choice['pawn']}"
+        pawn = page.locator(
+            f"#board .pawn[data-corner='{choice['corner']}'][data-pawn='{choice['pawn']}']"
+        )
+        # A ring drawn over the pawn (another pawn's landing square) takes the click, as it
+        # would for a person: then click this pawn's own ring.
+        covered = pawn.evaluate(
+            "(el) => { const r = el.getBoundingClientRect();"
+            " const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+            " return !el.contains(hit); }"
+        )
+        if covered:
+            page.locator(f"#board .target[data-pawns~='{pawn_id}']").click()
+        else:
+            pawn.click()
+    return True
+
+
+def play_until(pages: list[tuple[Page, str]], done: Any, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < end, "the game did not get there in time"
+        acted = False
+        for page, how in pages:
+            if act(page, how):
+                acted = True
+                # Wait for the server's answer: the controls change when it arrives.
+                page.wait_for_timeout(60)
+        if not acted:
+            pages[0][0].wait_for_timeout(40)
+
+
+def history(page: Page) -> str:
+    return page.locator("#history").inner_text()
+
+
+def test_pages_at_phone_and_desktop_sizes(site: str, people: Any) -> None:
+    for viewport in (PHONE, DESKTOP):
+        page = people(viewport).page()
+        for path, name, heading in [
+            ("/", "home", "Play Ludo online"),
+            ("/rules/", "rules", "The rules"),
+            ("/play/local/", "local-setup", "A game on this device"),
+            ("/accounts/signup/", "signup", "Sign up"),
+            ("/accounts/login/", "login", "Sign in"),
+        ]:
+            page.goto(site + path)
+            expect(page.locator("h1")).to_have_text(heading)
+            if name == "rules":
+                expect(page.locator("svg.mini .pawn").first).to_be_visible()
+            shoot(page, name)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= viewport["width"], f"{path} scrolls sideways at {viewport['width']} px"
+        page.goto(site + "/rules/#family")
+        shoot(page, "rules-family")
+
+
+def test_friends_room_by_code_click_keyboard_and_drag_until_a_capture(
+    site: str, people: Any
+) -> None:
+    ann = people(DESKTOP).page()
+    ann.goto(site + "/accounts/signup/")
+    ann.fill("input[name=username]", "ann")
+    ann.fill("input[name=password1]", "a-long-pass-42")
+    ann.fill("input[name=password2]", "a-long-pass-42")
+    ann.click("button[type=submit]")
+    expect(ann.locator(".signed-in")).to_contain_text("ann")
+    friends = ann.locator("form[action='/play/friends/']")
+    friends.locator("select[name=ruleset]").select_option("classic")
+    friends.locator("select[name=players]").select_option("2")
+    friends.locator("button[type=submit]").click()
+    expect(ann.locator("#waiting-title")).to_have_text("Waiting for players")
+    code = ann.locator("#room-code").inner_text()
+    assert re.fullmatch(r"\w{3}-\w{3}", code)
+    shoot(ann, "room-waiting")
+
+    bob = people(PHONE).page()
+    bob.goto(site + "/")
+    bob.fill("input[name=code]", code.lower())
+    bob.click("form[action='/join/'] button")
+    bob.click("#take-seat")
+    expect(bob.locator(".seat.to-play")).to_have_count(1)
+    expect(ann.locator(".waiting")).to_be_hidden()
+    expect(ann.locator("#seats")).to_contain_text("Guest")
+
+    # Ann plays with the mouse (clicks, and drags now and then), Bob with the keyboard.
+    hows = iter(["drag", "click", "click"] * 1000)
+
+    def either_captured() -> bool:
+        return "captures" in history(ann) or "captures" in history(bob)
+
+    def ann_how() -> str:
+        return next(hows)
+
+    end = time.monotonic() + 75
+    while not either_captured():
+        assert time.monotonic() < end, f"no capture in 75 s: {history(ann)[:800]}"
+        acted = act(ann, ann_how(), race=False) | act(bob, "keys", race=False)
+        ann.wait_for_timeout(60 if acted else 40)
+    shoot(ann, "room-playing")
+    shoot(bob, "room-playing")
+    assert "rolls" in history(ann) and "rolls" in history(bob)
+    expect(ann.locator("#where tbody tr")).to_have_count(2)
+
+
+def test_practice_against_a_bot_to_the_end(site: str, people: Any) -> None:
+    page = people(DESKTOP).page()
+    page.goto(site + "/")
+    form = page.locator("form.play-now")
+    form.locator("select[name=ruleset]").select_option("duel")
+    form.locator("button[type=submit]").click()
+    expect(page.locator("#seats .bot-tag")).to_have_text("BOT")
+    play_until([(page, "keys")], lambda: "over" in page.locator("#turn").inner_text(), 120)
+    shoot(page, "practice-over")
+    expect(page.locator("#replay-link")).to_be_visible()
+    assert re.search(r"wins", history(page))
+
+
+def test_local_game_two_people_on_one_device(site: str, people: Any) -> None:
+    page = people(PHONE).page()
+    page.goto(site + "/play/local/")
+    page.select_option("select[name=ruleset]", "family")
+    page.select_option("select[name=players]", "2")
+    page.select_option("select[name=seat0]", "person")
+    page.select_option("select[name=seat2]", "person")
+    page.click("button[type=submit]")
+    expect(page.locator("#seats .seat")).to_have_count(2)
+    play_until(
+        [(page, "click")],
+        lambda: "Red rolls" in history(page) and "Yellow rolls" in history(page),
+        30,
+    )
+    # The same page rolled for both people, and nobody is a bot.
+    expect(page.locator("#seats .bot-tag")).to_have_count(0)
+    shoot(page, "local-game")
+
+
+def test_replay_steps_through_a_finished_match(site: str, people: Any) -> None:
+    page = people(DESKTOP).page()
+    page.goto(site + "/")
+    form = page.locator("form.play-now")
+    form.locator("select[name=players]").select_option("2")
+    form.locator("button[type=submit]").click()
+    expect(page.locator("#roll")).to_be_enabled()
+    play_until([(page, "keys")], lambda: history(page).count("rolls") >= 6, 20)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#resign")
+    expect(page.locator("#replay-link")).to_be_visible()
+    page.click("#replay-link a")
+    expect(page.locator("#proof-result")).to_contain_text("rolls match the seed")
+    expect(page.locator("#where-am-i")).to_contain_text("Step 0 of")
+    page.click("#next")
+    page.click("#next")
+    expect(page.locator("#where-am-i")).to_contain_text("Step 2 of")
+    page.click("#prev")
+    expect(page.locator("#where-am-i")).to_contain_text("Step 1 of")
+    page.fill("#slider", "3")
+    expect(page.locator("#where-am-i")).to_contain_text("Step 3 of")
+    page.fill("#jump", "2")
+    page.press("#jump", "Enter")
+    expect(page.locator("#where-am-i")).to_contain_text("turn 2")
+    page.click("#last")
+    expect(page.locator("#step-events")).to_contain_text("is out")
+    shoot(page, "replay")
+    phone = people(PHONE).page()
+    phone.goto(page.url)
+    expect(phone.locator("#proof-result")).to_contain_text("rolls match the seed")
+    shoot(phone, "replay")
