@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.views import is_guest, player_for
@@ -287,6 +288,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     user = request.user if request.user.is_authenticated else None
     snapshot = snapshot_for(match, viewer_user=user)
     mine = [s.corner for s in match.seats.all() if user is not None and s.user_id == user.pk]
+    join_url = request.build_absolute_uri(rooms.join_path(match.code))
     config = {
         "code": match.code,
         "ws": f"/ws/match/{match.code}/",
@@ -306,7 +308,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             "snapshot": snapshot,
             "mine": mine,
             "spoken": rooms.spoken(match.code),
-            "join_url": request.build_absolute_uri(rooms.join_path(match.code)),
+            "join_url": join_url,
+            # Inline: segno's SVG has no xmlns, so it cannot be an <img> source.
+            "qr": mark_safe(rooms.qr_svg(join_url)) if snapshot["status"] == "waiting" else "",
             "can_join": snapshot["status"] == "waiting" and not mine,
             "can_start": snapshot["status"] == "waiting"
             and user is not None

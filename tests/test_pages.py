@@ -69,6 +69,8 @@ def test_friend_room_join_by_code_and_start(client: Client) -> None:
     assert match.mode == "friendly" and match.rules.compulsory_capture
     html = client.get(f"/r/{match.code}/").content.decode()
     assert "Waiting for players" in html and "Take a seat" not in html
+    qr = re.search(r'<figure class="qr"[^>]*>(.*?)</figure>', html, re.S)
+    assert qr and qr.group(1).lstrip().startswith("<svg"), "the join link's QR code, inline"
     friend = Client()
     spoken = f"{match.code[:3]}-{match.code[3:].lower()}"
     assert friend.get("/join/", {"code": spoken})["Location"] == f"/r/{match.code}/"
