@@ -126,8 +126,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser() -> Iterator[Browser]:
+    """Chromium for one test. Not kept for the session: Playwright's sync API holds an asyncio
+    loop running in this thread while it is open, which would break the async tests that
+    xdist runs in the same worker afterwards."""
     if sync_playwright is None or not os.path.exists(CHROMIUM):
         pytest.skip("no browser")
     with sync_playwright() as p:
