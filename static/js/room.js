@@ -361,7 +361,11 @@ function renderTurn(mine, moves) {
 function tickClock() {
   const el = $("turn");
   let clock = el.querySelector(".clock");
-  if (!snap.deadline || snap.status !== "active") {
+  // The turn clock runs for people in online rooms; a bot's or an auto-move's deadline is
+  // the server's pause, not a clock anyone races.
+  const seat = seatOf(snap.to_play);
+  const clocked = !["practice", "local"].includes(snap.mode || cfg.mode) && seat && !seat.bot;
+  if (!snap.deadline || snap.status !== "active" || !clocked) {
     if (clock) clock.remove();
     return;
   }
