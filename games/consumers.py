@@ -178,7 +178,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
             # Only who is connected changed: the last snapshot with the seats marked, no read.
             snapshot = _with_presence(self.last, fresh)
         else:
-            snapshot = await self._snapshot(v=None if presence_only else v)
+            try:
+                snapshot = await self._snapshot(v=None if presence_only else v)
+            except Exception:  # noqa: BLE001 - a read failed: this socket catches up later
+                log.exception("match %s v%s: no snapshot for a socket", self.match_id, v)
+                return
         if snapshot is None:
             return
         self.sent_v = max(self.sent_v, v)
@@ -261,6 +265,10 @@ async def _loaded(match_id: int, v: int | None) -> Loaded | None:
         future = asyncio.ensure_future(_load(match_id))
         _changes[key] = future
         asyncio.get_running_loop().call_later(CHANGE_TTL, _changes.pop, key, None)
+        # A failed read is not kept: the next socket tries again.
+        future.add_done_callback(
+            lambda f: _changes.pop(key, None) if f.cancelled() or f.exception() else None
+        )
     return await asyncio.shield(future)
 
 

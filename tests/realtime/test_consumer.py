@@ -10,6 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
+from games import consumers
 from games.models import Match, Seat
 from games.wire import MAX_FRAME_BYTES
 
@@ -260,3 +261,27 @@ async def test_a_second_tab_closing_keeps_the_player_connected(alice: User, bob:
     assert await connected(match, 0)
     await first.disconnect()
     assert not await connected(match, 0)
+
+
+async def test_one_read_per_change_for_all_sockets_of_a_process(
+    alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match = await make_room(alice, bob)
+    ws_a, state = await joined(match.code, alice)
+    ws_b, _ = await joined(match.code, bob)
+    watchers = [(await joined(match.code, None))[0] for _ in range(3)]
+    await drain(ws_a, ws_b, *watchers)
+    reads: list[int] = []
+    load = consumers._load
+
+    async def counted(match_id: int) -> Any:
+        reads.append(match_id)
+        return await load(match_id)
+
+    monkeypatch.setattr(consumers, "_load", counted)
+    await ws_a.send_to(text_data=json.dumps({"t": "roll", "v": state["v"], "id": "one"}))
+    updates = [(await frames(ws))[0] for ws in (ws_a, ws_b, *watchers)]
+    assert {u["v"] for u in updates} == {updates[0]["v"]} and updates[0]["v"] > state["v"]
+    assert reads == [match.pk]
+    for ws in (ws_a, ws_b, *watchers):
+        await ws.disconnect()
