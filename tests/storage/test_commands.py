@@ -31,14 +31,9 @@ def test_simulate_then_verify() -> None:
     (summary,) = run("verify_match", code.lower())
     assert summary.startswith(f"match {code} ok: duel, practice, 2 players")
     assert run("verify_audit")[0].startswith("audit chain ok")
-
-
-def test_a_seed_makes_a_simulation_reproducible() -> None:
-    """--seed S fixes the server seed (sha256 of "simulate:S"); bots have fixed client seeds
-    and draw their choices from the server seed, so the whole match follows from S."""
-    code = run("simulate_match", "--ruleset", "duel", "--players", "2", "--seed", "s")[-1]
-    match = Match.objects.get(code=code)
-    seed = hashlib.sha256(b"simulate:s").hexdigest()
+    # --seed S fixes the server seed (sha256 of "simulate:S"); bots have fixed client seeds
+    # and draw their choices from the server seed, so the whole match follows from S.
+    seed = hashlib.sha256(b"simulate:7").hexdigest()
     assert match.server_seed == seed and match.client_seed == "bot0.bot2"
     faces = list(Roll.objects.filter(match=match).order_by("n").values_list("face", flat=True))
     assert faces == [dice.roll_face(seed, "bot0.bot2", n) for n in range(len(faces))]
