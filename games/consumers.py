@@ -40,7 +40,7 @@ _open: Counter[tuple[int, int]] = Counter()
 # waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
 # process behind it. Changes to one match stay in order: the services lock its row.
 _db_threads = ThreadPoolExecutor(
-    max_workers=int(getattr(settings, "LUDO_DB_THREADS", 8)), thread_name_prefix="ludo-db"
+    max_workers=int(getattr(settings, "LUDO_DB_THREADS", 16)), thread_name_prefix="ludo-db"
 )
 
 

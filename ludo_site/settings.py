@@ -85,6 +85,9 @@ LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
 LUDO_INPROCESS_CLOCK = env.parse_bool(
     os.environ.get("LUDO_INPROCESS_CLOCK"), default=REDIS_URL is None
 )
+# Threads per server process for the match sockets' database work (games.consumers); each
+# holds a database connection while it works.
+LUDO_DB_THREADS = int(os.environ.get("LUDO_DB_THREADS") or 16)
 
 CELERY_BROKER_URL = env.celery_broker_url(REDIS_URL)
 CELERY_TIMEZONE = "UTC"
