@@ -46,13 +46,16 @@ class Writes:
     def __init__(self) -> None:
         self.statements: Counter[str] = Counter()
         self.rows: Counter[str] = Counter()
+        self.reads = 0
 
     def __call__(
         self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict
     ) -> Any:
         result = execute(sql, params, many, context)
         verb = sql.lstrip().split(None, 1)[0].upper()
-        if verb in ("INSERT", "UPDATE", "DELETE"):
+        if verb == "SELECT":
+            self.reads += 1
+        elif verb in ("INSERT", "UPDATE", "DELETE"):
             table = sql.split('"')[1] if '"' in sql else "?"
             self.statements[f"{verb} {table}"] += 1
             self.rows[f"{verb} {table}"] += max(context["cursor"].rowcount, 0)
@@ -89,6 +92,7 @@ def main(argv: list[str] | None = None) -> None:
         host = User.objects.create_user("bench-host")
         rng = random.Random(1)
         pairs: list[float] = []
+        pair_cpu: list[float] = []
         roll_times: list[float] = []
         move_times: list[float] = []
         move_writes, roll_writes = Writes(), Writes()
@@ -101,21 +105,22 @@ def main(argv: list[str] | None = None) -> None:
             match.refresh_from_db()
             seq = match.seq
             state = match.state()
-            rolled_at = 0.0
+            rolled_at = rolled_cpu = 0.0
             while state is not None and state.phase != "over":
                 if state.phase == "roll":
                     with connection.execute_wrapper(roll_writes):
-                        start = time.perf_counter()
+                        start, cpu = time.perf_counter(), time.process_time()
                         result = services.match_roll(
                             match_id=match.pk, corner=state.to_play, seq=seq, action_id=f"r{seq}"
                         )
                         rolled_at = time.perf_counter() - start
+                        rolled_cpu = time.process_time() - cpu
                     roll_times.append(rolled_at)
                     rolls += 1
                 else:
                     chosen = rng.choice(state.legal)
                     with connection.execute_wrapper(move_writes):
-                        start = time.perf_counter()
+                        start, cpu = time.perf_counter(), time.process_time()
                         result = services.match_move(
                             match_id=match.pk,
                             corner=state.to_play,
@@ -125,8 +130,10 @@ def main(argv: list[str] | None = None) -> None:
                             pawn_corner=chosen.corner,
                         )
                         took = time.perf_counter() - start
+                        took_cpu = time.process_time() - cpu
                     move_times.append(took)
                     pairs.append(rolled_at + took)
+                    pair_cpu.append(rolled_cpu + took_cpu)
                     moves += 1
                 seq = result.seq
                 match.refresh_from_db(fields=["snapshot", "seq"])
@@ -141,7 +148,10 @@ def main(argv: list[str] | None = None) -> None:
             detail = ", ".join(
                 f"{key} {count / n:.2f}" for key, count in sorted(writes.rows.items())
             )
-            return f"{rows:.2f} rows in {statements:.2f} statements ({detail})"
+            return (
+                f"{rows:.2f} rows in {statements:.2f} writing statements, plus "
+                f"{writes.reads / n:.2f} reads ({detail})"
+            )
 
         vendor = connection.vendor
         print(f"database: {vendor} {connection.settings_dict['NAME']}")
@@ -158,6 +168,12 @@ def main(argv: list[str] | None = None) -> None:
             f"{_pct(roll_times, 0.99) * ms:.2f} ms; move alone: median "
             f"{statistics.median(move_times) * ms:.2f} ms, p99 {_pct(move_times, 0.99) * ms:.2f} ms"
         )
+        print(
+            f"  CPU of this process per roll+move (load-independent; the database server's "
+            f"own work not included): median {statistics.median(pair_cpu) * ms:.2f} ms"
+        )
+        if hasattr(os, "getloadavg"):
+            print(f"  load average while measuring: {os.getloadavg()[0]:.1f}")
         n_rolls = Roll.objects.filter(match=longest).count()
         n_moves = Move.objects.filter(match=longest).count()
         start = time.perf_counter()
