@@ -28,7 +28,7 @@ def test_replay_equals_snapshot_after_every_action(variant, host) -> None:
         rng = random.Random(f"{variant_id(variant)}:{seed}")
         match = local_match(variant, host)
         same_as_replay(match)
-        match = play(match, rng, actions=25, after_each=same_as_replay, leave_rate=0.02)
+        match = play(match, rng, actions=20, after_each=same_as_replay, leave_rate=0.02)
         assert match.status == Status.FINISHED
         report = verify_match(match)
         assert report.ok, report.line
@@ -41,7 +41,7 @@ def test_replay_equals_snapshot_at_the_end(variant, host) -> None:
     for seed in range(8):
         rng = random.Random(f"end:{variant_id(variant)}:{seed}")
         match = local_match(variant, host)
-        match = play(match, rng, actions=rng.randint(3, 30), leave_rate=0.01)
+        match = play(match, rng, actions=rng.randint(3, 24), leave_rate=0.01)
         assert match.status == Status.FINISHED
         assert match.snapshot == replay_snapshot(match)
         report = verify_match(match)
