@@ -142,8 +142,9 @@ def live_stack() -> Iterator[Stack]:
 
     name = f"ludo_e2e_{os.getpid()}"
     db_url = urlunsplit(urlsplit(database)._replace(path=f"/{name}"))
-    # A Redis database of its own (15), emptied before and after.
-    r_url = urlunsplit(urlsplit(redis_url)._replace(path="/15"))
+    # A Redis database of its own (1-15, by process, so that two runs side by side rarely
+    # meet: they would share Celery's queue and the channel groups), emptied before and after.
+    r_url = urlunsplit(urlsplit(redis_url)._replace(path=f"/{1 + os.getpid() % 15}"))
     r = redis.Redis.from_url(r_url)
     env = {
         **os.environ,
