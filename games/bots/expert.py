@@ -209,6 +209,61 @@ class BudgetSpent(Exception):
     """The clock or the node budget ran out in the middle of a search level."""
 
 
+class _Search:
+    """One search: its own counters, so that one Expert may serve several threads."""
+
+    def __init__(self, weights: Weights, clock: Callable[[], float], deadline: float) -> None:
+        self.weights = weights
+        self.clock = clock
+        self.deadline = deadline
+        self.cap = float("inf")  # the node count at which the level under way gives up
+        self.nodes = 0
+
+    def leaf(self, state: State, me: int) -> float:
+        self.nodes += 1
+        if state.phase == "over":
+            return score(state, [], me, self.weights)
+        return score(state, values(state, self.weights), me, self.weights)
+
+    def tick(self) -> None:
+        if self.nodes > self.cap or self.clock() > self.deadline:
+            raise BudgetSpent
+
+    def after(self, state: State, me: int, depth: int) -> float:
+        """The value for `me` of `state` (after a move or a roll without one), looking `depth`
+        rolls ahead."""
+        if depth <= 0 or state.phase != "roll":
+            return self.leaf(state, me)
+        self.tick()
+        weights = self.weights
+        actor = state.to_play
+        team = _tables(state.rules, weights).team[me]
+        total = 0.0
+        for face in range(1, 7):
+            rolled, _ = roll(state, face)
+            if rolled.phase != "move":
+                total += self.after(rolled, me, depth - 1)
+                continue
+            moves = rolled.legal
+            if actor in team:
+                total += max(self.after(move(rolled, m)[0], me, depth - 1) for m in moves)
+            elif len(moves) == 1:
+                total += self.after(move(rolled, moves[0])[0], me, depth - 1)
+            else:
+                # A rival answers with its best move by the same evaluation, one ply deep.
+                best = rolled
+                best_value = -WIN * 2
+                for m in moves:
+                    after, _ = move(rolled, m)
+                    worth = values(after, weights) if after.phase != "over" else []
+                    self.nodes += 1
+                    v = score(after, worth, actor, weights)
+                    if v > best_value:
+                        best, best_value = after, v
+                total += self.after(best, me, depth - 1)
+        return total / 6.0
+
+
 class Expert(Bot):
     """Expectimax over the dice, deepening while `max_nodes` evaluations and `budget_ms` allow.
 
@@ -233,82 +288,38 @@ class Expert(Bot):
         self.budget_ms = budget_ms
         self.weights = weights
         self.clock = clock
-        self.nodes = 0
-        self.reached = 0  # the deepest level completed by the last search
-        self._deadline = 0.0
-        self._cap = 0.0  # the node count at which the level under way gives up
-
-    # -------------------------------------------------------------------- the search
-
-    def _leaf(self, state: State, me: int) -> float:
-        self.nodes += 1
-        if state.phase == "over":
-            return score(state, [], me, self.weights)
-        return score(state, values(state, self.weights), me, self.weights)
-
-    def _tick(self) -> None:
-        if self.nodes > self._cap or self.clock() > self._deadline:
-            raise BudgetSpent
-
-    def _after(self, state: State, me: int, depth: int) -> float:
-        """The value for `me` of `state` (after a move or a roll without one), looking `depth`
-        chance layers ahead."""
-        if depth <= 0 or state.phase != "roll":
-            return self._leaf(state, me)
-        self._tick()
-        actor = state.to_play
-        team = _tables(state.rules, self.weights).team[me]
-        total = 0.0
-        for face in range(1, 7):
-            rolled, _ = roll(state, face)
-            if rolled.phase != "move":
-                total += self._after(rolled, me, depth - 1)
-                continue
-            moves = rolled.legal
-            if actor in team:
-                total += max(self._after(move(rolled, m)[0], me, depth - 1) for m in moves)
-            elif len(moves) == 1:
-                total += self._after(move(rolled, moves[0])[0], me, depth - 1)
-            else:
-                # A rival answers with its best move by the same evaluation, one ply deep.
-                best = None
-                best_value = -WIN * 2
-                for m in moves:
-                    after, _ = move(rolled, m)
-                    worth = values(after, self.weights) if after.phase != "over" else []
-                    self.nodes += 1
-                    v = score(after, worth, actor, self.weights)
-                    if v > best_value:
-                        best, best_value = after, v
-                assert best is not None
-                total += self._after(best, me, depth - 1)
-        return total / 6.0
-
-    def rank(self, state: State) -> list[tuple[float, Move]]:
-        """Every legal move with its value for the player to act, deepest level reached first
-        (within the budgets); best first."""
-        moves = legal_moves(state)
-        me = state.to_play
+        # What the last search did (for tests and tuning): evaluations, deepest level done.
         self.nodes = 0
         self.reached = 0
-        self._deadline = self.clock() + self.budget_ms / 1000.0
+
+    def _search(self) -> _Search:
+        return _Search(self.weights, self.clock, self.clock() + self.budget_ms / 1000.0)
+
+    def rank(self, state: State) -> list[tuple[float, Move]]:
+        """Every legal move with its value for the player to act, by the deepest level the
+        budgets allowed; best first."""
+        moves = legal_moves(state)
+        me = state.to_play
+        search = self._search()
         results = [move(state, m)[0] for m in moves]
-        ranked = [(self._leaf(s, me), m) for s, m in zip(results, moves, strict=True)]
+        ranked = [(search.leaf(s, me), m) for s, m in zip(results, moves, strict=True)]
+        reached = 0
         for depth in range(1, self.depth + 1):
             # A level costs some 10 times the one before: skip one that cannot fit.
-            if depth > 1 and self.nodes * 10 > self.max_nodes:
+            if depth > 1 and search.nodes * 10 > self.max_nodes:
                 break
             # The first level always completes (unless the clock runs out): it is cheap.
-            self._cap = self.max_nodes if depth > 1 else float("inf")
+            search.cap = self.max_nodes if depth > 1 else float("inf")
             try:
                 deeper = [
-                    (self._after(s, me, depth), m) for s, m in zip(results, moves, strict=True)
+                    (search.after(s, me, depth), m) for s, m in zip(results, moves, strict=True)
                 ]
             except BudgetSpent:
                 break
             ranked = deeper
-            self.reached = depth
+            reached = depth
         ranked.sort(key=lambda vm: -vm[0])
+        self.nodes, self.reached = search.nodes, reached
         return ranked
 
     def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
@@ -349,7 +360,7 @@ class Expert(Bot):
         found: dict[str, tuple[float, int]] = {}
         if len(options) == 1:
             return found
-        self.nodes = 0
+        search = self._search()
         for bonus in options:
             faces = []
             for face in range(1, 7):
@@ -358,9 +369,9 @@ class Expert(Bot):
                 except IllegalAction:
                     break
                 if rolled.phase == "move":
-                    v = max(self._leaf(move(rolled, m)[0], me) for m in rolled.legal)
+                    v = max(search.leaf(move(rolled, m)[0], me) for m in rolled.legal)
                 else:
-                    v = self._leaf(rolled, me)
+                    v = search.leaf(rolled, me)
                 faces.append((v, face))
             if len(faces) < 6:
                 continue

@@ -11,7 +11,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from games.engine import RULESETS, Ruleset, State, move, new_game, roll
+from games.engine import Ruleset, State, move, new_game, roll, rules_from_name
 
 from . import BOTS
 from .simple import Bot, RandomBot
@@ -89,9 +89,15 @@ def play_game(
             raise RuntimeError(f"no end after {MAX_ROLLS} rolls: {state!r}")
         bot = bots[state.to_play]
         face = dice.randint(1, 6)  # drawn every roll, so a bonus does not shift later rolls
-        bonus = bot.choose_bonus(state, rng) if rules.power else ""
-        if bonus == "control":
-            face = bot.choose_face(state, rng)
+        bonus = ""
+        if rules.power:
+            start = time.process_time()
+            bonus = bot.choose_bonus(state, rng)
+            if bonus == "control":
+                face = bot.choose_face(state, rng)
+            timing.setdefault(f"{bot.name} (bonus)", Timing()).add(
+                time.process_time() - start, any(state.stock[state.to_play])
+            )
         state, _ = roll(state, face, bonus=bonus)
         if state.phase == "move":
             start = time.process_time()
@@ -112,9 +118,10 @@ def run(
     seed: int,
     players: int = 2,
 ) -> Result:
-    """`games` games of `a` (one seat, rotating) against `b` (every other seat)."""
+    """`games` games of `a` (one seat, rotating) against `b` (every other seat); `rules` is
+    a Ruleset or its name with options (``party+pairs+power``)."""
     if isinstance(rules, str):
-        rules = RULESETS[rules]
+        rules = rules_from_name(rules)
     seats = rules.seats_for(players)
     result = Result(rules, players, a, b)
     rotation = 2 if rules.pairs else len(seats)
@@ -154,6 +161,13 @@ def report(result: Result) -> list[str]:
     for name, t in sorted(result.timing.items()):
         mean = t.total / t.calls * 1000 if t.calls else 0.0
         choice = t.choice_total / t.choices * 1000 if t.choices else 0.0
+        if name.endswith("(bonus)"):
+            # Power: the choice of a bonus before each roll; "with a choice" = some stock.
+            lines.append(
+                f"  {name:<8} CPU {mean:.2f} ms mean per roll ({t.calls} rolls), "
+                f"{choice:.2f} ms mean with stock ({t.choices}), {t.longest * 1000:.1f} ms max"
+            )
+            continue
         lines.append(
             f"  {name:<8} CPU {mean:.2f} ms mean per move ({t.calls} moves), "
             f"{choice:.2f} ms mean with a choice ({t.choices}), {t.longest * 1000:.1f} ms max"
