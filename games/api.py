@@ -333,7 +333,10 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
     if match.ended:
         # The seed is revealed only once the match is over (DESIGN.md "Dice").
         mismatches = dice.verify(
-            match.commitment, match.server_seed, match.client_seed, [(r.n, r.face) for r in rolls]
+            match.commitment,
+            match.server_seed,
+            match.client_seed,
+            [(r.n, r.face, r.bonus) for r in rolls],  # Dice control faces are chosen, not derived
         )
         record["proof"].update(
             server_seed=match.server_seed,
