@@ -30,6 +30,7 @@ from django.db import IntegrityError, transaction
 
 from audit import services as audit
 from audit.clock import db_now
+from games.bots import BOTS
 from games.engine import (
     RULESETS,
     STORED_BONUSES,
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 
 HOUSE_RULES = ("compulsory_capture", "optional_bring_out", "no_jump_home_column")
 PARTY_OPTIONS = ("pairs", "power")
-BOT_LEVELS = ("easy", "medium", "hard")
+BOT_LEVELS = tuple(BOTS)  # beginner, easy, medium, hard, expert
 DEFAULT_BOT_LEVEL = "medium"
 ACTION_ID_MAX = 64
 
@@ -67,8 +68,9 @@ ACTION_ID_MAX = 64
 
 
 def choose_bot_move(state: State, level: str, rng: random.Random) -> EngineMove:
-    """The move a bot of `level` plays. Until the bot policies exist: the timeout move."""
-    return timeout_move(state)
+    """The move a bot of `level` plays (games.bots; the reason it gives is not stored)."""
+    chosen, _reason = BOTS[level].choose(state, rng)
+    return chosen
 
 
 # ---------------------------------------------------------------------------- creating
