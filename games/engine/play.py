@@ -31,6 +31,9 @@ from .state import NO_STOCK, YARD, IllegalAction, Move, State
 _NO_SHIELDS: frozenset[tuple[int, int, int]] = frozenset()
 _NO_PICKED: frozenset[int] = frozenset()
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__: the hot path
+# Events are immutable values: the commonest are built once.
+_ROLLED = tuple(tuple(Rolled(c, f, f, "") for f in range(7)) for c in range(4))
+_PASSED = tuple(tuple(TurnPassed(a, b) for b in range(4)) for a in range(4))
 
 
 # ---------------------------------------------------------------------------- starting a game
@@ -163,7 +166,7 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
     else:
         die, code, six = value, value, value == 6
     sixes = sixes + 1 if six else 0
-    rolled = _new(Rolled, (player, value, die, bonus))
+    rolled = _ROLLED[player][value] if not bonus else Rolled(player, value, die, bonus)
     if six and rules.max_sixes and sixes >= rules.max_sixes:
         return _pass_turn(state, stock, (rolled, SixForfeited(player, sixes)))
     mover = mover_of(state, player) if rules.pairs else player
@@ -355,7 +358,7 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
             shields = frozenset(x for x in shields if x[0] != nxt)
         after = (rules, seats, nxt, "roll", tuple(rows), 0, 0, 0, 0, placings, out, (), stock,
                  _NO_PICKED, shields, "")  # fmt: skip
-        return _new(State, after), (first, _new(TurnPassed, (player, nxt)))
+        return _new(State, after), (first, _PASSED[player][nxt])
     events: list[Event] = [first]
     for cc, j in captures:
         hit = list(rows[cc])
