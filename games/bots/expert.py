@@ -342,6 +342,8 @@ class Expert(Bot):
         after = threat(state, m.corner, m.to, tuple(pawns))
         name = pawn_name(state, m)
         if before > after:
+            if after:
+                return f"moves {name} away from rival pawns"
             return f"moves {name} out of a rival's reach"
         if state.bonus == "shield" and m.to <= state.rules.last_track:
             return f"moves {name} under a Shield"
