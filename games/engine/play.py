@@ -15,9 +15,7 @@ from .events import (
     ExtraRoll,
     Finished,
     Home,
-    Moved,
     NoMove,
-    Released,
     Resigned,
     Rolled,
     Shielded,
@@ -237,7 +235,7 @@ def _moves(state: State, mover: int, code: int) -> tuple[Move, ...]:
         row = steps[p + 1]
         if row is None:
             continue
-        m, rivals = row[i]
+        m, rivals, _ = row[i]
         if not plain:
             t = m.to
             if not rules.land_on_own and t in own:
@@ -344,9 +342,10 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
     c, i, frm, to, captures, square, _, home, bonus = chosen
     rows = list(pawns)
     rows[c] = _place(rows[c], i, to)
-    first: Event = (
-        _new(Released, (c, i, square)) if frm == YARD else _new(Moved, (c, i, frm, to, square))
-    )
+    # The Moved/Released event of this step, built once with the move tables.
+    steps = rules.board.steps[c][face + 6 if held == "double" else face][frm + 1]
+    assert steps is not None  # a legal move has its row in the tables
+    first: Event = steps[i][2]
     six = face == 6 and held != "double"
     if not (captures or home or bonus or six or shield or held):
         # The plain move, most of any game: the turn passes.

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from .events import Moved, Released
     from .state import Move
 
-    Step = tuple[Move, tuple[tuple[int, int], ...]]
+    Step = tuple[Move, tuple[tuple[int, int], ...], Moved | Released]
 
 Capture = Literal["all", "lone", "count"]
 Ending = Literal["first", "last"]
@@ -154,6 +155,7 @@ class Board:
         # square when it is a plain track square (empty on safe squares and off the track);
         # None where no pawn at p can move. Built once, so that listing the legal moves
         # allocates nothing in the usual case.
+        from .events import Moved, Released
         from .state import YARD, Move
 
         def step(c: int, code: int, p: int) -> tuple[Step, ...] | None:
@@ -171,7 +173,14 @@ class Board:
                     for oc in range(4)
                     if oc != c and self.progress[oc][s] >= 0
                 )
-            return tuple((Move(c, i, p, t, (), s, safe, home, ""), rivals) for i in range(4))
+            return tuple(
+                (
+                    Move(c, i, p, t, (), s, safe, home, ""),
+                    rivals,
+                    Released(c, i, s) if p == YARD else Moved(c, i, p, t, s),
+                )
+                for i in range(4)
+            )
 
         # No rule beyond the tables narrows the moves: no own-pawn or jump limits, no bonus
         # squares, no compulsion.
