@@ -54,28 +54,16 @@ def record(
     with transaction.atomic():
         prev_hash = _lock_chain_head()
         event_time = db_now()
-        digest = entry_hash(
-            prev_hash,
-            content_of(
-                event_time=event_time,
-                action=action,
-                actor_id=actor_id,
-                ip=ip,
-                object_type=object_type,
-                object_id=object_id,
-                extra_data=extra_data,
-            ),
-        )
-        entry = AuditEntry(
-            event_time=event_time,
-            action=action,
-            actor_id=actor_id,
-            ip=ip,
-            object_type=object_type,
-            object_id=object_id,
-            extra_data=extra_data,
-            prev_hash=prev_hash,
-            hash=digest,
-        )
+        fields = {
+            "event_time": event_time,
+            "action": action,
+            "actor_id": actor_id,
+            "ip": ip,
+            "object_type": object_type,
+            "object_id": object_id,
+            "extra_data": extra_data,
+        }
+        digest = entry_hash(prev_hash, content_of(**fields))
+        entry = AuditEntry(**fields, prev_hash=prev_hash, hash=digest)
         entry.save(force_insert=True)
     return entry
