@@ -4,8 +4,10 @@ Only `games.services` writes these rows. Rows are appended and never changed, wi
 exceptions, each documented on its field: the match's cached ``snapshot``, ``seq``,
 ``status``, ``turn_seq`` and ``turn_deadline``; fields set once when the match starts or ends
 (``first``, ``client_seed``, ``started_at``, ``finished_at``, a seat's ``place`` and
-``left``); a seat's ``client_seed`` before the start; and a seat's ``connected`` and
-``missed_turns``. Everything else is rebuilt by `games.replay` from the rows.
+``left``, the match's ``voided_at`` and ``void_reason``, a seat's ``ip``); a seat's
+``client_seed`` before the start; a seat's ``connected``, ``disconnected_at``, ``away`` and
+``missed_turns``; and a seat's ratings (set again when a voided match re-rates later ones).
+Everything else is rebuilt by `games.replay` from the rows.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ class Match(models.Model):
     created_at = models.DateTimeField(db_default=Now())
     started_at = models.DateTimeField(null=True, blank=True)  # set once
     finished_at = models.DateTimeField(null=True, blank=True)  # set once
+    # Set once, when a moderator upholds a dispute: the match no longer counts (status VOID).
+    voided_at = models.DateTimeField(null=True, blank=True)
+    void_reason = models.TextField(blank=True)
 
     class Meta:
         verbose_name_plural = "matches"
@@ -119,7 +124,18 @@ class Seat(models.Model):
     missed_turns = models.PositiveSmallIntegerField(default=0)  # updated: timeouts in a row
     place = models.PositiveSmallIntegerField(null=True, blank=True)  # set once, at the end
     left = models.BooleanField(default=False)  # set once: resigned or forfeited
-    rating_change = models.FloatField(null=True, blank=True)  # set once, by ratings
+    # Ranked matches: the seat's rating in its queue before and after the match, each
+    # {"mu", "sigma", "ordinal"}; ``rating_change`` is the ordinal's change. Set when the
+    # match ends, and set again when a voided match makes later matches be re-rated.
+    rating_before = models.JSONField(null=True, blank=True)
+    rating_after = models.JSONField(null=True, blank=True)
+    rating_change = models.FloatField(null=True, blank=True)
+    # Updated: when the seat's last connection closed (null while connected or never seen),
+    # and whether the computer plays the seat until the player is back (mensch, party).
+    disconnected_at = models.DateTimeField(null=True, blank=True)
+    away = models.BooleanField(default=False)
+    # Set on joining: the player's address, shown to staff only (same-IP checks, disputes).
+    ip = models.GenericIPAddressField(null=True, blank=True)
 
     class Meta:
         ordering = ["match", "corner"]
