@@ -23,6 +23,10 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("user.signed_in", "Signed in"),
             ("user.sign_in_failed", "Sign-in failed"),
             ("user.signed_out", "Signed out"),
+            ("user.sign_in_limited", "Sign-in refused: too many attempts"),
+            ("user.password_changed", "Password changed"),
+            ("user.password_reset", "Password reset"),
+            ("user.guest_upgraded", "Guest turned into an account"),
         ],
     ),
     (
@@ -36,6 +40,17 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("match.finished", "Match finished"),
             ("match.aborted", "Match aborted"),
             ("match.voided", "Match voided"),
+            ("match.same_ip", "Same address on two sides"),
+            ("match.undone", "Local move undone"),
+            ("match.bot_took_seat", "A bot took a leaving player's seat"),
+        ],
+    ),
+    (
+        "Ranked",
+        [
+            ("queue.joined", "Joined a ranked queue"),
+            ("queue.left", "Left a ranked queue"),
+            ("queue.matched", "Matched from a queue"),
         ],
     ),
     (
@@ -43,9 +58,16 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         [
             ("dispute.opened", "Dispute opened"),
             ("dispute.settled", "Dispute settled"),
+            ("dispute.viewed", "Dispute reviewed (private data shown)"),
         ],
     ),
-    ("Ratings", [("rating.changed", "Rating changed")]),
+    (
+        "Ratings",
+        [
+            ("rating.changed", "Rating changed"),
+            ("rating.recomputed", "Ratings recomputed after a void"),
+        ],
+    ),
     ("Admin", [("admin.action", "Admin action")]),
 ]
 ACTION_NAMES = frozenset(name for _, group in ACTIONS for name, _ in group)
