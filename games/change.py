@@ -29,6 +29,7 @@ from games.engine import move as engine_move
 from games.engine import resign as engine_resign
 from games.engine import roll as engine_roll
 from games.engine.events import TurnPassed
+from ranked import ratings
 
 from . import broadcast, dice
 from .errors import ServiceError
@@ -275,7 +276,8 @@ def _deadline(change: _Change) -> datetime | None:
     if match.status != Status.ACTIVE or state is None or state.phase == "over":
         return None
     seat = change.seat_to_play()
-    if seat.bot:
+    if seat.bot or seat.away:
+        # A bot's seat, or a player's the computer plays while they are away (presence).
         return change.now + timedelta(seconds=bot_delay())
     if state.phase == "move" and len(legal_moves(state)) == 1:
         return change.now + timedelta(seconds=bot_delay())
@@ -300,6 +302,15 @@ def _finish_if_over(change: _Change) -> None:
         if seat is not None:
             change.seat_update(seat, place=place)
     placings = list(state.placings)
+    results = ratings.rate_finished(match, change.seats)
+    for result in results:
+        seat = next(s for s in change.seats if s.user_id == result.user_id)
+        change.seat_update(
+            seat,
+            rating_before=result.before,
+            rating_after=result.after,
+            rating_change=result.change,
+        )
     change.event(
         "ended",
         {
@@ -324,6 +335,8 @@ def _finish_if_over(change: _Change) -> None:
             },
         )
     )
+    if results:
+        change.audits.append(partial(ratings.record_changes, match, results))
 
 
 def _save(change: _Change) -> None:

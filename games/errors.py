@@ -14,6 +14,11 @@ CODES = frozenset(
         "ranked_no_bots",  # ranked matches never seat a bot
         "already_seated",  # the user already has a seat here
         "over",  # the match has ended (finished, aborted or void)
+        "not_finished",  # only a finished match can be voided
+        "already_void",  # the match was voided already
+        "no_undo",  # undo is for local games only, and there must be something to undo
+        "ranked_busy",  # an account plays one ranked match at a time
+        "forbidden",  # the user may not do this (not a moderator, not their match, ...)
     }
 )
 

@@ -42,6 +42,7 @@ from games.engine import (
     timeout_move,
 )
 from games.engine import Move as EngineMove
+from ranked import ratings
 
 from . import broadcast, dice
 from .change import CLOCKED_MODES as CLOCKED_MODES
@@ -474,6 +475,8 @@ def _player_action(
         raise ServiceError("not_your_turn", "It is not your turn")
     if seat.missed_turns:
         change.seat_update(seat, missed_turns=0)
+    if seat.away:
+        _seat_back(change, seat)  # the player acts: the computer gives their seat back
     return change, seat, None
 
 
@@ -628,7 +631,8 @@ def match_timeout(*, match_id: int, turn_seq: int) -> ActionResult | None:
         state = change.state
         assert state is not None
         seat = change.seat_to_play()
-        if seat.bot:
+        if seat.bot or seat.away:
+            # A bot's seat, or a player's the computer plays while they are away.
             _bot_step(change, seat)
         elif state.phase == "move" and len(state.legal) == 1:
             change.move(seat, state.legal[0], shield=False, by="auto", action_id="")
@@ -658,6 +662,73 @@ def match_timeout(*, match_id: int, turn_seq: int) -> ActionResult | None:
                 else:
                     policy = timeout_move
                 change.play_turn_for(seat, by="timeout", policy=policy)
+        _save(change)
+        return _result(change)
+
+
+# ---------------------------------------------------------------------------- undo
+
+
+def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionResult:
+    """Local play only: take back the last roll or move a person made, with every computer
+    step after it. The stream keeps what happened: an "undone" event withdraws the actions
+    from that roll or move on, puts back the state before it and begins a new turn (see
+    `games.replay`); later rolls draw fresh dice numbers.
+
+    A move that was the only legal one is taken back with its roll (else it would play
+    itself again). Refused (``no_undo``) in ranked, friendly and practice matches, and when
+    nothing is left to take back (no person has acted, or someone left since). ``seq``, if
+    given, is the match's seq the request was made against: a repeated request is refused
+    as stale instead of taking back one more.
+    """
+    from .replay import initial_state, load_actions, steps, withdrawn
+
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.mode != Mode.LOCAL:
+            raise ServiceError("no_undo", "Undo is for local games on one device only")
+        _active(match)
+        change = _begin(match)
+        if user is None or not any(s.user_id == user.pk for s in change.seats):
+            raise ServiceError("not_seated", "You have no seat in this match")
+        if seq is not None and seq != match.seq:
+            raise ServiceError(
+                "stale", f"The match has moved on (v{match.seq}, not v{seq}): here is the new state"
+            )
+        actions = load_actions(match)
+        before: dict[int, State] = {}  # seq of an action -> the state before it
+        state = initial_state(match)
+        for step in steps(match, actions, start=state):
+            before[step.action.seq] = state  # type: ignore[assignment]
+            state = step.state
+        gone = withdrawn(actions)
+        target = None
+        for action in reversed(actions):
+            if action.seq in gone or action.kind == "undo":
+                continue
+            if action.kind == "leave":
+                break
+            seat = change.seat_at(action.row.corner)  # type: ignore[union-attr]
+            restored = before[action.seq]
+            if seat is None or seat.bot or (restored.phase == "move" and len(restored.legal) == 1):
+                continue
+            target = action
+            break
+        if target is None:
+            raise ServiceError("no_undo", "There is no roll or move of a person to take back")
+        restored = before[target.seq]
+        change.state = restored
+        change.turn += 1
+        data = {
+            "from": target.seq,
+            "to": match.seq,
+            "corner": restored.to_play,
+            "turn": change.turn,
+        }
+        at = change.event("undone", data)
+        change.rows.append(
+            Turn(match=match, n=change.turn, corner=restored.to_play, seq=at, started_at=change.now)
+        )
         _save(change)
         return _result(change)
 
@@ -709,27 +780,225 @@ def match_resign(
     *, match_id: int, user: Any = None, corner: int | None = None, ip: str | None = None
 ) -> ActionResult:
     """A player gives up: placed below everyone still playing. (In local play the host names
-    the seat with `corner`.)"""
+    the seat with `corner`.) In party rooms that may seat bots, a bot plays on in the seat
+    instead (`_hand_to_bot`)."""
+    with transaction.atomic():
+        match = _lock(match_id)
+        _active(match)
+        if _bot_takes_over(match):
+            change = _begin(match)
+            seat = _actor(change, user, corner)
+            if seat.left:
+                raise ServiceError("over", "You are out of this match")
+            if seat.away:
+                raise ServiceError("bad_request", "A bot is already playing your seat")
+            _hand_to_bot(change, seat, user, ip)
+            _save(change)
+            return _result(change)
     return _leave(
         match_id, lambda change: _actor(change, user, corner), "resigned", False, user, ip
     )
 
 
+# ---------------------------------------------------------------------------- presence
+#
+# Who is connected, the disconnect grace and the computer playing for a player who is away
+# (RULES.md "disconnect"). Kept on the seat: ``connected``, ``disconnected_at`` (when its
+# last connection closed) and ``away`` (the computer plays the seat until the player is
+# back). None of it is a change of the game: no event is appended and ``seq`` stays, so a
+# player's action in flight is never made stale by someone's tab closing; the room is told
+# with presence events (no ``seq``) that carry the seat's new flags and the match's
+# deadline, so that a socket can mark its last snapshot without a read.
+
+
+def _presence_event(kind: str, seat: Seat, match: Match) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "corner": seat.corner,
+        "connected": seat.connected,
+        "away": seat.away,
+        "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
+    }
+
+
+def _presence_broadcast(match: Match, events: list[dict[str, Any]]) -> None:
+    if events:
+        transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
+
+
+def _seat_back(change: _Change, seat: Seat) -> None:
+    """The player is back in a seat the computer played for them: clear the mark (the
+    caller saves the change, which deals the human's clock again)."""
+    change.seat_update(seat, away=False)
+
+
 def seat_set_connected(*, match_id: int, user: Any, connected: bool) -> None:
-    """Record whether the user's seats have a live connection (not a replayed change: no
-    event is appended and ``seq`` stays; the room is told with the current ``v``)."""
+    """Record whether the user's seats have a live connection. Connecting clears the grace
+    and gives an away seat back to its player; the last connection closing starts the grace
+    (`seat_grace_expired` decides, when the clock sweep finds it ran out). The caller counts
+    the user's sockets: this is called for the first one opening and the last one closing."""
     with transaction.atomic():
         match = _lock(match_id)
-        seats = [s for s in _seats(match) if s.user_id == user.pk]
+        change = _begin(match)
+        seats = [s for s in change.seats if s.user_id == user.pk]
         if not seats:
             raise ServiceError("not_seated", "You have no seat in this match")
-        changed = [s for s in seats if s.connected != connected]
-        for seat in changed:
-            seat.connected = connected
-            seat.save(update_fields=["connected"])
-        if changed:
-            events = [
-                {"kind": "connected" if connected else "disconnected", "corner": s.corner}
-                for s in changed
-            ]
-            transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
+        back = False
+        events = []
+        for seat in seats:
+            if connected:
+                if seat.connected and not seat.away and seat.disconnected_at is None:
+                    continue
+                kind = "back" if seat.away else "connected"
+                back = back or seat.away
+                change.seat_update(seat, connected=True, disconnected_at=None, away=False)
+            else:
+                if not seat.connected:
+                    continue
+                kind = "disconnected"
+                change.seat_update(seat, connected=False, disconnected_at=change.now)
+            events.append((kind, seat))
+        if back and match.status == Status.ACTIVE:
+            _save(change)  # the computer stops: the player's own clock again
+        else:
+            for seat in seats:
+                names = change.seats_changed.get(seat.pk)
+                if names:
+                    seat.save(update_fields=sorted(names))
+        _presence_broadcast(match, [_presence_event(kind, s, match) for kind, s in events])
+
+
+def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
+    """A disconnected player's grace ran out (the clock sweep found it). Returns what
+    followed: "forfeit" (classic, duel: the seat is out), "away" (mensch, party: the computer
+    plays the seat from now on, until the player is back), or None (nothing changed: they
+    are back, the grace has not run out by the database clock, or the match is over). The
+    caller's timer is not trusted: everything is re-read under the match's lock."""
+    from .clock import scaled
+
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.status != Status.ACTIVE or match.mode == Mode.LOCAL:
+            return None
+        change = _begin(match)
+        seat = change.seat_at(int(corner))
+        if (
+            seat is None
+            or seat.bot
+            or seat.connected
+            or seat.away
+            or seat.left
+            or seat.disconnected_at is None
+        ):
+            return None
+        rules = match.rules
+        if rules.on_disconnect == "none" or rules.disconnect_seconds is None:
+            return None
+        grace = scaled(rules.disconnect_seconds)
+        started = match.started_at or seat.disconnected_at
+        # The grace runs from the later of the disconnect and the start of the match.
+        if max(seat.disconnected_at, started) + grace > change.now:
+            return None
+        if rules.on_disconnect == "forfeit":
+            change.leave(seat, reason="disconnected", forfeit=True)
+            change.audits.append(
+                partial(
+                    audit.record,
+                    action="match.forfeited",
+                    actor=seat.user,
+                    obj=match,
+                    extra={"corner": seat.corner, "reason": "disconnected"},
+                )
+            )
+            _save(change)
+            return "forfeit"
+        # "computer" (mensch) and "bot" (party): the computer plays the seat's turns at a
+        # bot's pace (`match_timeout`) until the player connects again or acts.
+        change.seat_update(seat, away=True)
+        _save(change)
+        _presence_broadcast(match, [_presence_event("away", seat, match)])
+        return "away"
+
+
+def _hand_to_bot(change: _Change, seat: Seat, actor: Any, ip: str | None) -> None:
+    """Party: a leaving player's seat is played on by a labelled bot (RULES.md "leaving = bot
+    in the seat"); the match keeps its number of players. The seat stays the player's: as
+    for any away seat, they take it back by opening the room again or by acting in it.
+    RULES.md is silent on the result: the seat finishes where the bot brings it (the
+    finishing order is the replayed one, checked against the dice), and the stream and the
+    audit log say that the player left."""
+    level = DEFAULT_BOT_LEVEL
+    change.seat_update(seat, away=True, missed_turns=0)
+    change.event("bot_took_seat", {"corner": seat.corner, "bot": level, "reason": "resigned"})
+    change.audits.append(
+        partial(
+            audit.record,
+            action="match.bot_took_seat",
+            actor=actor if actor is not None else seat.user,
+            ip=ip,
+            obj=change.match,
+            extra={"corner": seat.corner, "bot": level, "reason": "resigned"},
+        )
+    )
+
+
+def _bot_takes_over(match: Match) -> bool:
+    """Whether leaving hands the seat to a bot: party rules, in a room that may seat bots
+    (never ranked; local play, one device, keeps the plain resign)."""
+    return match.rules.on_disconnect == "bot" and match.mode in (Mode.FRIENDLY, Mode.PRACTICE)
+
+
+# ---------------------------------------------------------------------------- voiding
+
+
+def match_void(*, match_id: int, reason: str, actor: Any, ip: str | None = None) -> Match:
+    """Void a finished match (a moderator upheld a dispute): it no longer counts. Its results
+    are cleared (places and rating changes; the event stream keeps what happened), and if it
+    was rated, its queue is re-rated as if it had never been played, which re-rates the later
+    matches of its players in order. Refused unless the match is finished."""
+    reason = str(reason).strip()
+    if not reason:
+        raise ServiceError("bad_request", "Say why the match is voided")
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.status == Status.VOID:
+            raise ServiceError("already_void", "This match is void already")
+        if match.status != Status.FINISHED:
+            raise ServiceError("not_finished", "Only a finished match can be voided")
+        change = _begin(match)
+        queue = ratings.queue_of(match)
+        match.status = Status.VOID
+        match.voided_at = change.now
+        match.void_reason = reason
+        change.match_fields.update({"voided_at", "void_reason"})
+        for seat in change.seats:
+            change.seat_update(
+                seat, place=None, rating_before=None, rating_after=None, rating_change=None
+            )
+        change.event("voided", {"status": "void", "reason": reason})
+        audit.record(
+            action="match.voided",
+            actor=actor,
+            ip=ip,
+            obj=match,
+            extra={"code": match.code, "reason": reason, "queue": queue},
+        )
+        _save(change)
+        if queue is not None:
+            _store_rerated(ratings.rerate(queue, reason=f"match {match.code} voided"))
+    return match
+
+
+def _store_rerated(results: Mapping[int, ratings.Result]) -> None:
+    """Write re-rated results onto their seats (only the seats whose numbers changed)."""
+    seats = Seat.objects.filter(pk__in=list(results)).only(
+        "rating_before", "rating_after", "rating_change"
+    )
+    changed = []
+    for seat in seats:
+        result = results[seat.pk]
+        if (seat.rating_before, seat.rating_after) != (result.before, result.after):
+            seat.rating_before, seat.rating_after = result.before, result.after
+            seat.rating_change = result.change
+            changed.append(seat)
+    Seat.objects.bulk_update(changed, ["rating_before", "rating_after", "rating_change"])

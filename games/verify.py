@@ -6,7 +6,10 @@ What is checked, in this order:
    commitment, client seed and first player against the "created" and "started" events;
 3. every roll, move and leave, in event order, through the engine: each roll's face
    re-derived from the seed, its number, turn and corner; each move as the engine plays it;
-   the engine's events equal to the stored ones; no engine event without its row;
+   the engine's events equal to the stored ones; no engine event without its row; each undo
+   (local games only) withdrawing a live person's roll or move up to the undo itself, and
+   putting back the state before it (withdrawn rows are checked as they were played, and
+   their rolls keep their dice numbers);
 4. the turns derived by the replay against the stored Turn rows;
 5. the cached snapshot, status and seat places against the replay;
 6. the match's audit entries: each hash, each link to the entry before it, and their content.
@@ -49,7 +52,7 @@ def _row(action: Action) -> str:
         return f"roll n={row.n} (id {row.pk}, seq {row.seq})"
     if isinstance(row, MoveRow):
         return f"move id {row.pk} (seq {row.seq})"
-    return f"match_event id {row.pk} (seq {row.seq}, leave)"
+    return f"match_event id {row.pk} (seq {row.seq}, {action.kind})"
 
 
 class _Check:
@@ -66,6 +69,8 @@ class _Check:
         self.state: State | None = None
         self.n_rolls = 0
         self.turn = 0
+        self.before: dict[int, tuple[State, Action]] = {}  # seq -> the state before an action
+        self.gone: set[int] = set()  # seqs of the actions an undo withdrew
 
     # ------------------------------------------------------------------ 1, 2
 
@@ -133,6 +138,7 @@ class _Check:
         listed = [Action(r.seq, "roll", r) for r in self.rolls]
         listed += [Action(m.seq, "move", m) for m in self.moves]
         listed += [Action(e.seq, "leave", e) for e in self.events if e.kind == "leave"]
+        listed += [Action(e.seq, "undo", e) for e in self.events if e.kind == "undone"]
         for action in sorted(listed, key=lambda a: (a.seq, a.kind)):
             if action.seq in actions:
                 raise Mismatch(f"{_row(action)} shares seq {action.seq} with another row")
@@ -156,7 +162,7 @@ class _Check:
                 seq += 1
                 continue
             used.add(seq)
-            seq = self.apply(action)
+            seq = self.undo(action) if action.kind == "undo" else self.apply(action)
         for action in listed:
             if action.seq not in used:
                 raise Mismatch(f"{_row(action)} is not where the event stream puts it")
@@ -168,6 +174,7 @@ class _Check:
         row = action.row
         what = _row(action)
         first_event = action.seq + (1 if action.kind == "leave" else 0)
+        self.before[action.seq] = (state, action)
         if isinstance(row, RollRow | MoveRow):
             if row.turn != self.turn:
                 raise Mismatch(f"{what}: stored in turn {row.turn}, the replay is in {self.turn}")
@@ -212,6 +219,35 @@ class _Check:
         self.state = after
         return seq
 
+    def undo(self, action: Action) -> int:
+        """Check an undo and put back the state it names; return the seq after it."""
+        event = action.row
+        assert isinstance(event, MatchEvent)
+        what = _row(action)
+        if self.match.mode != "local":
+            raise Mismatch(f"{what}: an undo in a {self.match.mode} match (local games only)")
+        low, high = int(event.data["from"]), int(event.data["to"])
+        if high != event.seq - 1 or low > high:
+            raise Mismatch(f"{what}: withdraws seqs {low}..{high}, not up to the undo itself")
+        found = self.before.get(low)
+        if found is None or low in self.gone:
+            raise Mismatch(f"{what}: seq {low} is not a roll or move still in play")
+        restored, target = found
+        seat = next((s for s in self.seats if s.corner == getattr(target.row, "corner", -1)), None)
+        if target.kind not in ("roll", "move") or seat is None or seat.bot:
+            raise Mismatch(f"{what}: seq {low} is not a person's roll or move")
+        self.gone.update(s for s in self.before if low <= s <= high)
+        self.turn += 1
+        if event.data.get("corner") != restored.to_play or event.data.get("turn") != self.turn:
+            raise Mismatch(
+                f"{what}: gives turn {event.data.get('turn')} to corner "
+                f"{event.data.get('corner')}, the replay gives turn {self.turn} to corner "
+                f"{restored.to_play}"
+            )
+        self.derived_turns.append((self.turn, restored.to_play, event.seq))
+        self.state = restored
+        return event.seq + 1
+
     def ended(self, event: MatchEvent) -> None:
         state = self.state
         assert state is not None
@@ -252,12 +288,14 @@ class _Check:
         if match.turn_seq != self.turn:
             raise Mismatch(f"match {match.code}: turn_seq {match.turn_seq}, replay {self.turn}")
         over = state.phase == "over"
-        if over != (match.status == Status.FINISHED):
+        # A voided match was finished, then its results were cleared (games.services.match_void).
+        if over != (match.status in (Status.FINISHED, Status.VOID)):
             raise Mismatch(
                 f"match {match.code}: status {match.get_status_display()} but the replay "
                 f"{'has ended' if over else 'is still playing'}"
             )
-        places = {c: i for i, c in enumerate(state.placings, start=1)} if over else {}
+        counts = over and match.status == Status.FINISHED
+        places = {c: i for i, c in enumerate(state.placings, start=1)} if counts else {}
         for seat in self.seats:
             if seat.place != places.get(seat.corner):
                 raise Mismatch(
@@ -309,7 +347,9 @@ class _Check:
                 raise Mismatch(
                     f"audit entry {started.pk} (match.started): seeds or first player differ"
                 )
-        if match.status == Status.FINISHED:
+        if match.status == Status.VOID and "match.voided" not in by_action:
+            raise Mismatch(f"match {match.code}: void, but no match.voided audit entry")
+        if match.status in (Status.FINISHED, Status.VOID):
             finished = by_action.get("match.finished")
             state = self.state
             assert state is not None

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "audit",
+    "ranked",
 ]
 
 MIDDLEWARE = [
@@ -70,11 +71,27 @@ TEMPLATES = [
 
 ASGI_APPLICATION = "ludo_site.asgi.application"
 
-DATABASES = {"default": env.database(os.environ.get("DATABASE_URL"), base_dir=BASE_DIR)}
+# On PostgreSQL connections are kept DB_CONN_MAX_AGE seconds (default 600; 0 closes each after
+# use) with health checks, or DB_POOL=1 uses psycopg's pool (ludo_site.env.database).
+DATABASES = {
+    "default": env.database(
+        os.environ.get("DATABASE_URL"),
+        base_dir=BASE_DIR,
+        conn_max_age=os.environ.get("DB_CONN_MAX_AGE"),
+        pool=os.environ.get("DB_POOL"),
+    )
+}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL") or None
-CHANNEL_LAYERS = env.channel_layers(REDIS_URL)
+# CHANNEL_LAYER=pubsub (default) or core picks the channels-redis layer when REDIS_URL is set.
+CHANNEL_LAYERS = env.channel_layers(REDIS_URL, os.environ.get("CHANNEL_LAYER"))
+
+# Garbage collection in a server process (ludo_site.asgi, after start-up): freeze what start-up
+# made, so full passes skip it, and collect less often (LUDO_GC_THRESHOLDS, empty for Python's
+# own). LUDO_GC_TUNE=0 leaves Python's collector as it is.
+LUDO_GC_TUNE = env.parse_bool(os.environ.get("LUDO_GC_TUNE"), default=True)
+LUDO_GC_THRESHOLDS = env.gc_thresholds(os.environ.get("LUDO_GC_THRESHOLDS"))
 
 # Match clocks (games.clock): the rules' durations times LUDO_TIME_SCALE (tests and the
 # end-to-end run shorten them, production leaves 1); the pause before a bot's step or a lone

@@ -1,0 +1,49 @@
+"""Ranked play: one rating per account and queue.
+
+Only `ranked.ratings` writes `Rating` rows. A rating is Weng-Lin (openskill's Plackett-Luce
+model): ``mu`` the skill, ``sigma`` its uncertainty, ``ordinal`` = mu - 3 sigma, what the
+leaderboards sort by (a conservative estimate: new players start at 0 and climb as the
+uncertainty shrinks).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Queue(models.TextChoices):
+    CLASSIC_2 = "classic-2", "Classic, 2 players"
+    CLASSIC_4 = "classic-4", "Classic, 4 players"
+    DUEL = "duel", "Duel"
+
+
+class Rating(models.Model):
+    """A player's rating in one ranked queue, after every rated match so far."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    queue = models.CharField(max_length=12, choices=Queue.choices)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField(db_index=True)  # mu - 3 sigma
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "queue"], name="rating_user_queue_unique")
+        ]
+        indexes = [models.Index(fields=["queue", "-ordinal"], name="rating_board_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.queue}: {self.ordinal:.1f}"
+
+    @property
+    def provisional(self) -> bool:
+        """Too few games, or still too uncertain, for the number to mean much."""
+        from .ratings import is_provisional
+
+        return is_provisional(self.games, self.sigma)
