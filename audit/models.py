@@ -43,6 +43,8 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("match.same_ip", "Same address on two sides"),
             ("match.undone", "Local move undone"),
             ("match.bot_took_seat", "A bot took a leaving player's seat"),
+            ("seat.connected", "Player connected to the room"),
+            ("seat.disconnected", "Player's last connection closed"),
         ],
     ),
     (
