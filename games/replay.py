@@ -1,9 +1,16 @@
 """Rebuild a match, at any step, from its stored rows through the engine.
 
 A match is a pure fold: its frozen rules, the first player (from its "started" event), then
-every roll, move and leave in event order (``seq``). `replay` gives the state at any seq;
+every roll, move, leave and undo in event order (``seq``). `replay` gives the state at any seq;
 `steps` walks every action with the state and engine events after it. The cached snapshot on
 `Match` is `snapshot_of` the replay's last step; `games.verify` checks that it is.
+
+Undo (local games only): an "undone" event ``{"from", "to", "corner", "turn"}`` withdraws the
+actions stored at seqs ``from``..``to`` (``to`` is the seq just before it) and puts back the
+state as it was before the action at ``from``. Nothing is deleted: the withdrawn rows stay,
+each roll keeps its dice number ``n`` (so the proof re-derives every roll, withdrawn ones
+included) and the rolls after it draw fresh numbers. The undo begins a new turn (``turn``, a
+Turn row from the undone event) for ``corner``, the corner to play again.
 """
 
 from __future__ import annotations
@@ -20,7 +27,8 @@ from .models import Move as MoveRow
 from .models import Roll as RollRow
 
 # Kinds of the events the engine emits (`as_dict(event)["kind"]`); every other kind in the
-# stream is a service event (created, joined, client_seed, started, timeout, leave, ended).
+# stream is a service event (created, joined, client_seed, started, timeout, leave, undone,
+# ended).
 ENGINE_KINDS = frozenset(
     {
         "rolled",
@@ -48,10 +56,10 @@ def snapshot_of(state: State, *, rolls: int, turn: int) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Action:
-    """One stored input to the fold: a roll, a move or a leave (resign or forfeit)."""
+    """One stored input to the fold: a roll, a move, a leave (resign or forfeit) or an undo."""
 
     seq: int
-    kind: str  # "roll" | "move" | "leave"
+    kind: str  # "roll" | "move" | "leave" | "undo"
     row: RollRow | MoveRow | MatchEvent
 
 
@@ -78,20 +86,38 @@ def initial_state(match: Match, started: MatchEvent | None = None) -> State | No
     return new_game(match.rules, match.players, first=int(started.data["first"]))
 
 
+SERVICE_ACTIONS = {"leave": "leave", "undone": "undo"}
+
+
 def load_actions(match: Match) -> list[Action]:
-    """Every roll, move and leave of `match`, in event order."""
+    """Every roll, move, leave and undo of `match`, in event order."""
     actions = [Action(r.seq, "roll", r) for r in RollRow.objects.filter(match=match)]
     actions += [Action(m.seq, "move", m) for m in MoveRow.objects.filter(match=match)]
     actions += [
-        Action(e.seq, "leave", e) for e in MatchEvent.objects.filter(match=match, kind="leave")
+        Action(e.seq, SERVICE_ACTIONS[e.kind], e)
+        for e in MatchEvent.objects.filter(match=match, kind__in=SERVICE_ACTIONS)
     ]
     actions.sort(key=lambda a: a.seq)
     return actions
 
 
+def withdrawn(actions: list[Action]) -> set[int]:
+    """The seqs of the actions that an undo withdrew (undos included)."""
+    gone: set[int] = set()
+    for action in actions:
+        if action.kind == "undo":
+            data = action.row.data  # type: ignore[union-attr]
+            low, high = int(data["from"]), int(data["to"])
+            gone.update(a.seq for a in actions if low <= a.seq <= high)
+    return gone
+
+
 def apply(state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
-    """Apply one stored action; raises the engine's IllegalAction if the rules refuse it."""
+    """Apply one stored roll, move or leave; raises the engine's IllegalAction if the rules
+    refuse it. (An undo needs the states before: `steps` applies it.)"""
     row = action.row
+    if action.kind == "undo":
+        raise ValueError("an undo is applied by steps(), which keeps the states it goes back to")
     if isinstance(row, RollRow):
         return roll(state, row.face, bonus=row.bonus)
     if isinstance(row, MoveRow):
@@ -104,12 +130,20 @@ def apply(state: State, action: Action) -> tuple[State, tuple[Event, ...]]:
 def steps(
     match: Match, actions: list[Action] | None = None, *, start: State | None = None
 ) -> Iterator[Step]:
-    """Walk the match's actions from the start, yielding the state after each."""
+    """Walk the match's actions from the start, yielding the state after each. An undo's step
+    has the state it put back and no engine events."""
     state = start if start is not None else initial_state(match)
     if state is None:
         return
     rolls, turn = 0, 1
+    before: dict[int, State] = {}  # seq of an action -> the state before it
     for action in load_actions(match) if actions is None else actions:
+        if action.kind == "undo":
+            state, events = before[int(action.row.data["from"])], ()  # type: ignore[union-attr]
+            turn += 1
+            yield Step(action, state, events, rolls, turn)
+            continue
+        before[action.seq] = state
         state, events = apply(state, action)
         if action.kind == "roll":
             rolls += 1

@@ -1,0 +1,251 @@
+"""Undo in local games: the last person's roll or move is taken back with the computer turns
+after it; the withdrawn rows stay, the replay, verify_match and the dice proof still agree."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from games import dice, services
+from games.errors import ServiceError
+from games.models import Match, MatchEvent, Move, Roll, Status, Turn
+from games.replay import replay_snapshot, steps
+from games.verify import verify_match
+
+from .driver import current
+
+pytestmark = pytest.mark.django_db
+
+
+def local(host: Any, *, players: int = 2, bots: Any = None, ruleset: str = "family") -> Match:
+    """A local game, red (corner 0, the host) first."""
+    return services.match_create(
+        ruleset=ruleset, players=players, mode="local", host=host, bots=bots, first=0
+    )
+
+
+def run_bots(match: Match) -> Match:
+    """Let the computer seats play until a person is to play (or the match is over)."""
+    for _ in range(500):
+        match = current(match)
+        state = match.state()
+        if match.status != Status.ACTIVE or state is None:
+            return match
+        if not match.seats.get(corner=state.to_play).bot:
+            if state.phase == "move" and len(state.legal) == 1:
+                # The lone move plays itself once its (zero) delay is due.
+                services.match_timeout(match_id=match.pk, turn_seq=match.turn_seq)
+                continue
+            return match
+        services.match_timeout(match_id=match.pk, turn_seq=match.turn_seq)
+    raise AssertionError("the bots did not hand the turn back")
+
+
+def person_acts(match: Match, host: Any, n: int, pick: int = 0) -> None:
+    state = match.state()
+    assert state is not None
+    common = {"match_id": match.pk, "user": host, "seq": match.seq, "action_id": f"p{n}"}
+    if state.phase == "roll":
+        services.match_roll(**common)
+    else:
+        chosen = state.legal[min(pick, len(state.legal) - 1)]
+        services.match_move(**common, pawn=chosen.pawn, pawn_corner=chosen.corner)
+
+
+def agrees(match: Match) -> None:
+    match = current(match)
+    assert match.snapshot == replay_snapshot(match)
+    report = verify_match(match)
+    assert report.ok, report.line
+
+
+def undone_events(match: Match) -> list[MatchEvent]:
+    return list(MatchEvent.objects.filter(match=match, kind="undone").order_by("seq"))
+
+
+@pytest.mark.parametrize("mode", ["friendly", "ranked", "practice"])
+def test_undo_is_refused_outside_local_games(make_user, mode: str) -> None:
+    host, guest = make_user(), make_user()
+    bots = {2: "easy"} if mode == "practice" else None
+    match = services.match_create(
+        ruleset="family", players=2, mode=mode, host=host, bots=bots, first=0
+    )
+    if mode != "practice":
+        services.match_join(code=match.code, user=guest)
+    match = current(match)
+    services.match_roll(match_id=match.pk, user=host, seq=match.seq, action_id="r1")
+    before = current(match)
+    with pytest.raises(ServiceError) as refused:
+        services.match_undo(match_id=match.pk, user=host)
+    assert refused.value.code == "no_undo"
+    after = current(match)
+    assert (after.seq, after.snapshot) == (before.seq, before.snapshot)
+    assert not undone_events(match)
+
+
+def test_nothing_to_undo_refusals(host, make_user) -> None:
+    match = local(host, bots={2: "easy"})
+    with pytest.raises(ServiceError) as refused:
+        services.match_undo(match_id=match.pk, user=host)
+    assert refused.value.code == "no_undo"
+    with pytest.raises(ServiceError) as refused:
+        services.match_undo(match_id=match.pk, user=make_user())
+    assert refused.value.code == "not_seated"
+    services.match_roll(match_id=match.pk, user=host, seq=current(match).seq, action_id="r")
+    with pytest.raises(ServiceError) as refused:
+        services.match_undo(match_id=match.pk, user=host, seq=1)
+    assert refused.value.code == "stale"
+
+
+def test_undo_a_roll_keeps_its_row_and_draws_a_fresh_die(host) -> None:
+    match = local(host, players=2, ruleset="classic")
+    match = current(match)
+    start = match.snapshot
+    services.match_roll(match_id=match.pk, user=host, seq=match.seq, action_id="r1")
+    turn = current(match).turn_seq  # 2 if the roll passed the turn to yellow
+    result = services.match_undo(match_id=match.pk, user=host, seq=current(match).seq)
+    match = current(match)
+    assert [e["kind"] for e in result.events] == ["undone"]
+    # The same position, red to roll again; the counters move on (one roll drawn, a turn).
+    assert match.snapshot["notation"] == start["notation"]
+    assert (match.snapshot["rolls"], match.snapshot["turn"], match.turn_seq) == (
+        1,
+        turn + 1,
+        turn + 1,
+    )
+    undone = undone_events(match)[0]
+    # Events: created, two seats joined, started, then the roll at seq 5.
+    assert undone.data == {"from": 5, "to": undone.seq - 1, "corner": 0, "turn": turn + 1}
+    assert Turn.objects.filter(match=match, n=turn + 1, corner=0, seq=undone.seq).exists()
+    # The re-roll is dice number 1 (roll 0 stays, withdrawn).
+    services.match_roll(match_id=match.pk, user=host, seq=match.seq, action_id="r2")
+    assert list(Roll.objects.filter(match=match).values_list("n", flat=True)) == [0, 1]
+    rolled = MatchEvent.objects.filter(match=match, kind="rolled").order_by("seq").last()
+    assert rolled.data["face"] == dice.roll_face(match.server_seed, match.client_seed, 1)
+    agrees(match)
+
+
+def test_undo_a_move_takes_back_the_computer_turns_after_it(host) -> None:
+    match = local(host, players=4, bots={1: "easy", 2: "medium", 3: "easy"})
+    n = 0
+    # Play until red has a real choice (two legal moves or more) and its move passes the turn.
+    while True:
+        match = run_bots(match)
+        assert match.status == Status.ACTIVE and n < 600, "red never had a choice"
+        state = match.state()
+        n += 1
+        if state.phase == "move" and len(state.legal) > 1:
+            before_move = match.snapshot["notation"]
+            rolls_before = Roll.objects.filter(match=match).count()
+            person_acts(match, host, n, pick=1)
+            if current(match).state().to_play != 0:
+                break
+        else:
+            person_acts(match, host, n)
+    moved = Move.objects.filter(match=match, corner=0).order_by("seq").last()
+    match = run_bots(match)
+    bot_rolls = Roll.objects.filter(match=match, seq__gt=moved.seq, by="bot").count()
+    assert bot_rolls > 0
+    services.match_undo(match_id=match.pk, user=host)
+    match = current(match)
+    assert undone_events(match)[-1].data["from"] == moved.seq
+    # Red chooses again from the same position, the computer's rolls and moves withdrawn.
+    assert match.snapshot["notation"] == before_move
+    assert match.state().to_play == 0 and match.state().phase == "move"
+    assert Roll.objects.filter(match=match).count() == rolls_before + bot_rolls
+    agrees(match)
+    # Play on: the rolls after the undo carry on numbering the dice.
+    for k in range(12):
+        match = run_bots(match)
+        if match.status != Status.ACTIVE:
+            break
+        person_acts(match, host, 1000 + k)
+    numbers = list(Roll.objects.filter(match=match).order_by("seq").values_list("n", flat=True))
+    assert numbers == list(range(len(numbers)))
+    agrees(match)
+
+
+def test_two_undos_go_further_back_and_a_finished_match_verifies(host) -> None:
+    match = local(host, players=2, bots={2: "easy"})
+    n = 0
+    while Roll.objects.filter(match=match, corner=0).count() < 4:
+        match = run_bots(match)
+        person_acts(match, host, n)
+        n += 1
+    match = run_bots(match)
+    live = [s.action.seq for s in steps(current(match)) if s.action.row.corner == 0]
+    services.match_undo(match_id=match.pk, user=host)
+    services.match_undo(match_id=match.pk, user=host)
+    match = current(match)
+    first, second = undone_events(match)
+    # The second undo withdraws the first one too, back to an earlier action of red's.
+    assert second.data["from"] < first.data["from"]
+    assert second.data["from"] in live
+    assert second.data["to"] == first.seq
+    agrees(match)
+    # End it: red resigns, the seed is revealed and every roll, withdrawn ones included,
+    # re-derives from it.
+    services.match_resign(match_id=match.pk, user=host)
+    match = current(match)
+    assert match.status == Status.FINISHED
+    rolls = [(r.n, r.face, r.bonus) for r in Roll.objects.filter(match=match)]
+    assert not dice.verify(match.commitment, match.server_seed, match.client_seed, rolls)
+    report = verify_match(match)
+    assert report.ok and "dice verified" in report.line, report.line
+    with pytest.raises(ServiceError) as refused:
+        services.match_undo(match_id=match.pk, user=host)
+    assert refused.value.code == "over"
+
+
+def test_a_lone_move_is_taken_back_with_its_roll(host) -> None:
+    match = local(host, players=2, bots={2: "easy"})
+    n = 0
+    while True:
+        match = run_bots(match)
+        assert match.status == Status.ACTIVE and n < 600, "red never had a lone move"
+        state = match.state()
+        if state.phase == "roll":
+            services.match_roll(match_id=match.pk, user=host, seq=match.seq, action_id=f"p{n}")
+            n += 1
+            state = current(match).state()
+            if state.to_play == 0 and state.phase == "move" and len(state.legal) == 1:
+                break
+        else:
+            person_acts(match, host, n)
+            n += 1
+    match = current(match)
+    rolled_at = Roll.objects.filter(match=match).order_by("seq").last().seq
+    services.match_timeout(match_id=match.pk, turn_seq=match.turn_seq)  # the lone move plays
+    services.match_undo(match_id=match.pk, user=host)
+    match = current(match)
+    assert undone_events(match)[-1].data["from"] == rolled_at
+    assert match.state().phase == "roll" and match.state().to_play == 0
+    assert match.turn_deadline is None  # nothing plays by itself: red rolls again
+    agrees(match)
+
+
+def test_no_undo_across_someone_leaving(host) -> None:
+    match = local(host, players=3, bots={2: "easy"})
+    match = current(match)
+    services.match_roll(match_id=match.pk, user=host, seq=match.seq, action_id="r1")
+    services.match_forfeit(match_id=match.pk, corner=2, reason="test")
+    with pytest.raises(ServiceError) as refused:
+        services.match_undo(match_id=match.pk, user=host)
+    assert refused.value.code == "no_undo"
+    agrees(match)
+
+
+def test_verify_names_an_undo_that_was_tampered_with(host) -> None:
+    match = local(host, players=2, ruleset="classic")
+    services.match_roll(match_id=match.pk, user=host, seq=current(match).seq, action_id="r1")
+    services.match_undo(match_id=match.pk, user=host)
+    agrees(match)
+    undone = undone_events(match)[0]
+    MatchEvent.objects.filter(pk=undone.pk).update(data={**undone.data, "from": 1})
+    report = verify_match(current(match))
+    assert not report.ok and f"match_event id {undone.pk}" in report.line, report.line
+    Match.objects.filter(pk=match.pk).update(mode="friendly")
+    MatchEvent.objects.filter(pk=undone.pk).update(data=undone.data)
+    report = verify_match(current(match))
+    assert not report.ok and "local games only" in report.line, report.line
