@@ -8,7 +8,8 @@
     GET    /api/matches/<code>            the snapshot for the caller
     POST   /api/matches/<code>/join       -> {corner}
     POST   /api/matches/<code>/seed       {seed}: the caller's client seed, before the start
-    POST   /api/matches/<code>/actions    a client frame of the wire format (roll, move, resign)
+    POST   /api/matches/<code>/actions    a client frame of the wire format (roll, move, resign,
+                                          undo)
     GET    /api/matches/<code>/replay     the full record; the dice proof once finished
     GET    /api/matches/<code>/qr.svg     the join link as a QR code
 
@@ -46,6 +47,7 @@ STATUS = {
     "full": 409,
     "already_seated": 409,
     "over": 409,
+    "no_undo": 409,
     "too_large": 413,
     "rate_limited": 429,
 }
@@ -259,6 +261,8 @@ def match_action(request: HttpRequest, code: str) -> HttpResponse:
             pawn_corner=intent.corner,
             shield=intent.shield,
         )
+    elif intent.t == "undo":
+        result = services.match_undo(match_id=match.pk, user=request.user, seq=intent.v)
     else:
         services.match_resign(match_id=match.pk, user=request.user)
         result = None

@@ -76,6 +76,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     match_id: int | None = None
     corner: int | None = None
+    # The corner whose private view this socket sends: the seat's, or None when the user
+    # holds several seats (local play), so that each snapshot is the seat to play's view.
+    viewer_corner: int | None = None
     group: str = ""
     sent_v: int = -1
     last: dict[str, Any] | None = None  # the snapshot this socket was sent last
@@ -96,13 +99,15 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         match_id, self.corner = found[0], _corner_of(found[1], self.user)
+        several = self.user is not None and list(found[1].values()).count(self.user.pk) > 1
+        self.viewer_corner = None if several else self.corner
         self.group = f"match.{match_id}"
         # Join the group before reading the snapshot, so no change falls between the two.
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.match_id = match_id
         if self.corner is not None and self.user is not None:
             _open[(match_id, self.user.pk)] += 1
-            snapshot = await _arrive(match_id, self.user, self.corner)
+            snapshot = await _arrive(match_id, self.user, self.corner, self.viewer_corner)
         else:
             snapshot = await self._snapshot()
         await self.send_state(snapshot)
@@ -212,7 +217,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
         match, seats = loaded
         # No query here: the seats come with their users.
-        return snapshot_for(match, viewer_user=self.user, viewer_corner=self.corner, seats=seats)
+        return snapshot_for(
+            match, viewer_user=self.user, viewer_corner=self.viewer_corner, seats=seats
+        )
 
 
 def _with_presence(snapshot: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -273,7 +280,9 @@ async def _loaded(match_id: int, v: int | None) -> Loaded | None:
 
 
 @on_db_thread
-def _arrive(match_id: int, user: Any, corner: int) -> dict[str, Any] | None:
+def _arrive(
+    match_id: int, user: Any, corner: int, viewer_corner: int | None
+) -> dict[str, Any] | None:
     """Mark the seat connected (grace over) and read the snapshot, in one trip to the
     database thread."""
     from .selectors import snapshot_for
@@ -282,7 +291,7 @@ def _arrive(match_id: int, user: Any, corner: int) -> dict[str, Any] | None:
     loaded = _load_now(match_id)
     if loaded is None:
         return None
-    return snapshot_for(loaded[0], viewer_user=user, viewer_corner=corner, seats=loaded[1])
+    return snapshot_for(loaded[0], viewer_user=user, viewer_corner=viewer_corner, seats=loaded[1])
 
 
 def _load_now(match_id: int) -> Loaded | None:
@@ -321,4 +330,6 @@ def _act(match_id: int, user: Any, intent: Intent) -> Any:
             pawn_corner=intent.corner,
             shield=intent.shield,
         )
+    if intent.t == "undo":
+        return services.match_undo(match_id=match_id, user=user, seq=intent.v)
     return services.match_resign(match_id=match_id, user=user)

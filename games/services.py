@@ -729,6 +729,15 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
         change.rows.append(
             Turn(match=match, n=change.turn, corner=restored.to_play, seq=at, started_at=change.now)
         )
+        change.audits.append(
+            partial(
+                audit.record,
+                action="match.undone",
+                actor=user,
+                obj=match,
+                extra={"code": match.code, **data},
+            )
+        )
         _save(change)
         return _result(change)
 

@@ -6,6 +6,7 @@ Client frames::
     {"t": "move", "v": 13, "id": "a2", "d": {"pawn": 2, "corner": 0, "shield": false}}
     {"t": "resign"}
     {"t": "resync"}
+    {"t": "undo", "v": 14}       (local games: take back the last person's roll or move)
 
 Server frames: ``state`` (the full snapshot), ``update`` (the events of one change and the new
 snapshot), ``error`` (to the sender only: ``{"code", "message"}``).
@@ -24,7 +25,7 @@ from typing import Any
 MAX_FRAME_BYTES = 2048
 MAX_ID_CHARS = 64
 BONUSES = ("", "double", "control", "shield")
-ACTIONS = ("roll", "move", "resign", "resync")
+ACTIONS = ("roll", "move", "resign", "resync", "undo")
 
 # The codes an error frame may carry: the wire's own, then the services' (games.errors.CODES).
 WIRE_CODES = ("bad_message", "rate_limited", "too_large")
@@ -90,6 +91,9 @@ def parse(text: str | None, data: bytes | None = None) -> Intent:
         raise WireError("bad_message", f"Unknown frame type {t!r}; expected one of {ACTIONS}")
     if t in ("resign", "resync"):
         return Intent(t)
+    if t == "undo":
+        # The seq it was made against: a repeated undo is stale, it never takes back two.
+        return Intent(t, _int(raw.get("v"), "v", 0, 2**62))
     d = raw.get("d", {})
     if d is None:
         d = {}

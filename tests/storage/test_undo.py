@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from audit.models import AuditEntry
 from games import dice, services
 from games.errors import ServiceError
 from games.models import Match, MatchEvent, Move, Roll, Status, Turn
@@ -118,6 +119,8 @@ def test_undo_a_roll_keeps_its_row_and_draws_a_fresh_die(host) -> None:
     # Events: created, two seats joined, started, then the roll at seq 5.
     assert undone.data == {"from": 5, "to": undone.seq - 1, "corner": 0, "turn": turn + 1}
     assert Turn.objects.filter(match=match, n=turn + 1, corner=0, seq=undone.seq).exists()
+    audited = AuditEntry.objects.get(action="match.undone", object_id=str(match.pk))
+    assert audited.actor_id == host.pk and audited.extra_data["from"] == 5
     # The re-roll is dice number 1 (roll 0 stays, withdrawn).
     services.match_roll(match_id=match.pk, user=host, seq=match.seq, action_id="r2")
     assert list(Roll.objects.filter(match=match).values_list("n", flat=True)) == [0, 1]
