@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "games",
     "audit",
     "ranked",
+    "disputes",
 ]
 
 MIDDLEWARE = [

@@ -1,0 +1,68 @@
+"""Dispute bits for other pages: the nav links, and a match's box on its replay page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from games.models import Status
+
+from .. import services
+from ..models import Dispute, DisputeStatus
+
+register = template.Library()
+
+
+@register.inclusion_tag("disputes/_nav.html", takes_context=True)
+def disputes_nav(context: dict[str, Any]) -> dict[str, Any]:
+    """Moderators: the queue with its open count. Players with disputes: theirs, with the
+    number of decisions they have not read yet (the site's notice of a settlement)."""
+    user = context.get("user")
+    out: dict[str, Any] = {"moderator": False, "mine": False}
+    if user is None or not user.is_authenticated:
+        return out
+    if services.is_moderator(user):
+        out["moderator"] = True
+        out["open"] = Dispute.objects.filter(status=DisputeStatus.OPEN).count()
+    mine = Dispute.objects.filter(player=user)
+    if mine.exists():
+        out["mine"] = True
+        out["unread"] = mine.filter(seen=False).count()
+    return out
+
+
+@register.inclusion_tag("disputes/_match_box.html", takes_context=True)
+def match_disputes(context: dict[str, Any], match: Any) -> dict[str, Any]:
+    """On a match's page: a void notice; for its players, their disputes and decisions and
+    the way to open one; for moderators, the match's disputes."""
+    user = context.get("user")
+    out: dict[str, Any] = {
+        "match": match,
+        "void": match.status == Status.VOID,
+        "mine": [],
+        "can_open": False,
+        "moderator": False,
+        "all": [],
+    }
+    if user is None or not user.is_authenticated:
+        return out
+    out["mine"] = list(Dispute.objects.filter(match=match, player=user).order_by("-opened_at"))
+    why = services.disputable(match, user)
+    out["can_open"] = why is None
+    out["closed"] = why == "window_closed" and not out["mine"]
+    out["days"] = services.window_days()
+    if services.is_moderator(user):
+        out["moderator"] = True
+        out["all"] = list(
+            Dispute.objects.filter(match=match).select_related("player").order_by("opened_at")
+        )
+    return out
+
+
+@register.filter
+def colour(corner: Any, colours: dict[int, str]) -> str:
+    """A corner's colour name from the review's {corner: colour} map."""
+    if corner is None:
+        return ""
+    return colours.get(int(corner), str(corner))
