@@ -10,8 +10,10 @@ see (another player's Power stock) never reaches them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
+import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +22,7 @@ from typing import Any, TypeVar
 from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import connections
 
 from . import presence, rooms
 from .errors import ServiceError
@@ -56,11 +59,22 @@ def on_db_thread(func: Callable[..., T]) -> Callable[..., Awaitable[T]]:
 
 
 def finish_db_work() -> None:
-    """Wait for the database threads' work in hand and start a fresh pool (tests: no
-    connection outlives a test)."""
+    """Wait for the database threads' work in hand, close their database connections (kept
+    between calls when CONN_MAX_AGE > 0) and start a fresh pool (tests: no connection
+    outlives a test)."""
     global _db_threads
     old = _db_threads
     _db_threads = ThreadPoolExecutor(max_workers=old._max_workers, thread_name_prefix="ludo-db")
+    # One closing call on every thread: each waits at the barrier until all have started.
+    barrier = threading.Barrier(old._max_workers)
+
+    def close_connections() -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=10)
+        connections.close_all()
+
+    for _ in range(old._max_workers):
+        old.submit(close_connections)
     old.shutdown(wait=True)
 
 

@@ -1,5 +1,6 @@
 """The ASGI entry point: HTTP through Django, WebSockets through Channels."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -31,3 +32,28 @@ application = ProtocolTypeRouter(
 # clocks itself when asked to; `runserver` starts it from games.apps on its own.
 if os.environ.get("LUDO_INPROCESS_CLOCK") and clock.inprocess_enabled():
     clock.start_in_process()
+
+
+def tune_gc(*, enabled: bool, thresholds: tuple[int, int, int] | None) -> bool:
+    """Freeze the objects start-up made (modules, settings, URL patterns: full collections then
+    skip them) and set the collector's thresholds. Returns whether it did anything."""
+    if not enabled:
+        return False
+    gc.collect()
+    gc.freeze()
+    if thresholds is not None:
+        gc.set_threshold(*thresholds)
+    return True
+
+
+def _tune_gc_from_settings() -> None:
+    from django.conf import settings
+
+    tune_gc(
+        enabled=getattr(settings, "LUDO_GC_TUNE", False),
+        thresholds=getattr(settings, "LUDO_GC_THRESHOLDS", None),
+    )
+
+
+# Last: everything the server imports at start-up is loaded by now.
+_tune_gc_from_settings()

@@ -7,6 +7,7 @@ touching ``os.environ``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,20 @@ FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
 # "Too many connections" (DESIGN.md, "Measured here").
 REDIS_SOCKET_TIMEOUT = None
 REDIS_MAX_CONNECTIONS = 1000
+# The core layer drops a message past this many waiting on one channel (its default is 100).
+CORE_LAYER_CAPACITY = 1000
+CHANNEL_LAYER_BACKENDS = {
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    "core": "channels_redis.core.RedisChannelLayer",
+}
+DEFAULT_CHANNEL_LAYER = "pubsub"
+# Seconds a PostgreSQL connection is kept for reuse (DB_CONN_MAX_AGE).
+DB_CONN_MAX_AGE = 600
+# psycopg_pool sizes per server process when DB_POOL is on (the match sockets use 16 threads).
+DB_POOL_OPTIONS = {"min_size": 4, "max_size": 20, "timeout": 10}
+# Python's collector after start-up (ludo_site.asgi): a full pass over a busy server's objects
+# froze it 0.4-0.5 s at 4,000 sockets (DESIGN.md, "Measured here"). Python's own is 700,10,10.
+DEFAULT_GC_THRESHOLDS = (50_000, 50, 100)
 
 
 def parse_bool(value: str | None, *, default: bool) -> bool:
@@ -34,6 +49,19 @@ def parse_bool(value: str | None, *, default: bool) -> bool:
     raise ValueError(f"expected a yes/no value such as 1/0 or true/false, got {value!r}")
 
 
+def parse_int(value: str | None, *, default: int, minimum: int, name: str) -> int:
+    """Read a whole number; unset or empty means ``default``."""
+    if value is None or not value.strip():
+        return default
+    try:
+        number = int(value.strip())
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {value!r}") from None
+    if number < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {number}")
+    return number
+
+
 def parse_list(value: str | None, *, default: list[str]) -> list[str]:
     """Read a comma-separated list; unset means ``default``; blanks are dropped."""
     if value is None:
@@ -41,38 +69,132 @@ def parse_list(value: str | None, *, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-def database(url: str | None, *, base_dir: Path) -> dict[str, Any]:
-    """The default database: SQLite in the repo root when unset, else the URL's database."""
+def database(
+    url: str | None,
+    *,
+    base_dir: Path,
+    conn_max_age: str | None = None,
+    pool: str | None = None,
+) -> dict[str, Any]:
+    """The default database: SQLite in the repo root when unset, else the URL's database.
+
+    On PostgreSQL a connection is kept and reused (``conn_max_age`` seconds, default
+    ``DB_CONN_MAX_AGE``; ``0`` closes it after every request or socket action, as Django's
+    default does), checked before reuse. A new connection costs ~9 ms here, more than a whole
+    roll. The match sockets run their database work on a fixed pool of threads
+    (games.consumers), so at most that many connections per server process stay open.
+    ``pool`` true uses psycopg's connection pool (Django 5.2's ``OPTIONS["pool"]``) instead,
+    which needs ``CONN_MAX_AGE`` 0.
+    """
     if not url:
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": base_dir / "db.sqlite3",
         }
-    # conn_max_age stays 0: under ASGI each request may run on another thread, and
-    # Django's docs advise against persistent connections there.
-    return dict(dj_database_url.parse(url, conn_max_age=0))
+    config = dict(dj_database_url.parse(url, conn_max_age=0))
+    if parse_bool(pool, default=False):
+        if not config["ENGINE"].endswith("postgresql"):
+            raise ValueError("DB_POOL works with PostgreSQL only")
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": dict(DB_POOL_OPTIONS)}
+        return config
+    age = parse_int(conn_max_age, default=DB_CONN_MAX_AGE, minimum=0, name="DB_CONN_MAX_AGE")
+    config["CONN_MAX_AGE"] = age
+    config["CONN_HEALTH_CHECKS"] = age > 0
+    return config
 
 
-def channel_layers(redis_url: str | None) -> dict[str, Any]:
-    """The channel layer: in-memory when no Redis is configured, else channels-redis."""
+def channel_layers(redis_url: str | None, kind: str | None = None) -> dict[str, Any]:
+    """The channel layer: in-memory when no Redis is configured, else channels-redis.
+
+    ``kind`` (``CHANNEL_LAYER``): ``pubsub`` (the default) is channels-redis'
+    RedisPubSubChannelLayer, which measured best here and drops nothing at the load the core
+    layer drops at; ``core`` is RedisChannelLayer with a larger per-channel capacity than its
+    100 (past which it drops messages, logged at INFO only). Both get the redis-py 8 fixes.
+    """
     if not redis_url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    return {
-        "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {
-                "hosts": [
-                    {
-                        "address": redis_url,
-                        "socket_timeout": REDIS_SOCKET_TIMEOUT,
-                        "max_connections": REDIS_MAX_CONNECTIONS,
-                    }
-                ],
-            },
-        }
+    kind = (kind or DEFAULT_CHANNEL_LAYER).strip().lower()
+    if kind not in CHANNEL_LAYER_BACKENDS:
+        raise ValueError(
+            f"CHANNEL_LAYER must be one of {', '.join(sorted(CHANNEL_LAYER_BACKENDS))}, "
+            f"got {kind!r}"
+        )
+    host = {
+        "address": redis_url,
+        "socket_timeout": REDIS_SOCKET_TIMEOUT,
+        "max_connections": REDIS_MAX_CONNECTIONS,
     }
+    config: dict[str, Any] = {"hosts": [host]}
+    if kind == "core":
+        config["capacity"] = CORE_LAYER_CAPACITY
+    return {"default": {"BACKEND": CHANNEL_LAYER_BACKENDS[kind], "CONFIG": config}}
+
+
+def gc_thresholds(value: str | None) -> tuple[int, int, int] | None:
+    """``LUDO_GC_THRESHOLDS`` as three numbers for `gc.set_threshold` ("50000,50,100"); unset
+    means `DEFAULT_GC_THRESHOLDS`, empty means Python's own (700,10,10)."""
+    if value is None:
+        return DEFAULT_GC_THRESHOLDS
+    if not value.strip():
+        return None
+    parts = [p.strip() for p in value.split(",")]
+    try:
+        numbers = tuple(int(p) for p in parts)
+    except ValueError:
+        numbers = ()
+    if len(numbers) != 3 or min(numbers) < 0:
+        raise ValueError(
+            f"LUDO_GC_THRESHOLDS takes three whole numbers >= 0 such as 50000,50,100, got {value!r}"
+        )
+    return numbers  # type: ignore[return-value]
 
 
 def celery_broker_url(redis_url: str | None) -> str:
     """Celery's broker: Redis when configured, else kombu's in-process memory transport."""
     return redis_url or "memory://"
+
+
+def caches(redis_url: str | None) -> dict[str, Any]:
+    """Django's cache: per-process memory when no Redis is configured, else Redis (Django's own
+    RedisCache), so that what it counts (sign-in attempts) holds across server processes."""
+    if not redis_url:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            "KEY_PREFIX": "ludo",
+        }
+    }
+
+
+CONSOLE_EMAIL = "django.core.mail.backends.console.EmailBackend"
+SMTP_EMAIL = "django.core.mail.backends.smtp.EmailBackend"
+
+
+def email(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Email settings from ``EMAIL_*`` variables: Django's console backend (emails printed on
+    the server's output) unless ``EMAIL_HOST`` names an SMTP server; ``EMAIL_BACKEND``
+    overrides the choice. ``EMAIL_PORT`` (587), ``EMAIL_HOST_USER``, ``EMAIL_HOST_PASSWORD``,
+    ``EMAIL_USE_TLS`` (on) or ``EMAIL_USE_SSL``, ``DEFAULT_FROM_EMAIL``."""
+    host = (environ.get("EMAIL_HOST") or "").strip()
+    port_text = (environ.get("EMAIL_PORT") or "").strip() or "587"
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise ValueError(f"EMAIL_PORT must be a port number, got {port_text!r}")
+    use_ssl = parse_bool(environ.get("EMAIL_USE_SSL"), default=False)
+    use_tls = parse_bool(environ.get("EMAIL_USE_TLS"), default=not use_ssl)
+    if use_ssl and use_tls:
+        raise ValueError("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be on")
+    sender = environ.get("DEFAULT_FROM_EMAIL") or "Ludo Online <noreply@localhost>"
+    return {
+        "EMAIL_BACKEND": environ.get("EMAIL_BACKEND") or (SMTP_EMAIL if host else CONSOLE_EMAIL),
+        "EMAIL_HOST": host or "localhost",
+        "EMAIL_PORT": int(port_text),
+        "EMAIL_HOST_USER": environ.get("EMAIL_HOST_USER", ""),
+        "EMAIL_HOST_PASSWORD": environ.get("EMAIL_HOST_PASSWORD", ""),
+        "EMAIL_USE_TLS": use_tls,
+        "EMAIL_USE_SSL": use_ssl,
+        "EMAIL_TIMEOUT": 10,
+        "DEFAULT_FROM_EMAIL": sender,
+        "SERVER_EMAIL": sender,
+    }

@@ -49,7 +49,52 @@ def test_database_url_is_postgres() -> None:
     assert config["PASSWORD"] == "secret"
     assert config["HOST"] == "db.internal"
     assert config["PORT"] == 6543
+    # Kept for reuse by default, checked before reuse.
+    assert config["CONN_MAX_AGE"] == env.DB_CONN_MAX_AGE == 600
+    assert config["CONN_HEALTH_CHECKS"] is True
+    assert "pool" not in config.get("OPTIONS", {})
+
+
+def test_database_conn_max_age_from_env() -> None:
+    url = "postgres://ludo@db/ludo"
+    config = env.database(url, base_dir=Path("/x"), conn_max_age="30")
+    assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (30, True)
+    config = env.database(url, base_dir=Path("/x"), conn_max_age="0")
+    assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (0, False)
+    assert env.database(url, base_dir=Path("/x"), conn_max_age="")["CONN_MAX_AGE"] == 600
+    for bad in ("soon", "-1", "1.5"):
+        with pytest.raises(ValueError, match="DB_CONN_MAX_AGE"):
+            env.database(url, base_dir=Path("/x"), conn_max_age=bad)
+
+
+def test_database_pool_uses_psycopg_pool_without_persistent_connections() -> None:
+    config = env.database("postgres://ludo@db/ludo", base_dir=Path("/x"), pool="1")
+    assert config["OPTIONS"]["pool"] == {"min_size": 4, "max_size": 20, "timeout": 10}
+    # Django refuses a pool together with persistent connections.
     assert config["CONN_MAX_AGE"] == 0
+    assert not config.get("CONN_HEALTH_CHECKS")
+    off = env.database("postgres://ludo@db/ludo", base_dir=Path("/x"), pool="0")
+    assert "pool" not in off.get("OPTIONS", {})
+    with pytest.raises(ValueError, match="PostgreSQL only"):
+        env.database("mysql://ludo@db/ludo", base_dir=Path("/x"), pool="1")
+
+
+def test_database_pool_option_is_accepted_by_django() -> None:
+    """Django builds its psycopg pool from the option (psycopg_pool is installed)."""
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    config = env.database("postgres://ludo@127.0.0.1:1/ludo", base_dir=Path("/x"), pool="1")
+    wrapper = DatabaseWrapper({**config, "TIME_ZONE": None, "AUTOCOMMIT": True}, alias="probe")
+    pool = wrapper.pool
+    try:
+        assert (pool.min_size, pool.max_size, pool.timeout) == (4, 20, 10)
+    finally:
+        wrapper.close_pool()
+
+
+def test_sqlite_ignores_connection_reuse_settings(tmp_path: Path) -> None:
+    config = env.database(None, base_dir=tmp_path, conn_max_age="30", pool="1")
+    assert config == {"ENGINE": "django.db.backends.sqlite3", "NAME": tmp_path / "db.sqlite3"}
 
 
 def test_postgres_driver_is_psycopg3() -> None:
@@ -65,28 +110,61 @@ def test_channel_layer_unset_is_in_memory() -> None:
         }
 
 
-def test_channel_layer_redis_url_is_channels_redis() -> None:
-    layers = env.channel_layers("redis://cache.internal:6380/2")
-    default = layers["default"]
-    assert default["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert default["CONFIG"]["hosts"] == [
-        {
-            "address": "redis://cache.internal:6380/2",
-            "socket_timeout": None,
-            "max_connections": 1000,
-        }
-    ]
+HOST = {"address": "redis://cache.internal:6380/2", "socket_timeout": None, "max_connections": 1000}
 
 
-def test_redis_host_config_overrides_redis_py_defaults() -> None:
+def test_channel_layer_redis_url_defaults_to_pubsub() -> None:
+    default = env.channel_layers("redis://cache.internal:6380/2")["default"]
+    assert default == {
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [HOST]},
+    }
+    assert env.channel_layers("redis://cache.internal:6380/2", "") == {"default": default}
+
+
+def test_channel_layer_pubsub_or_core_by_name() -> None:
+    url = "redis://cache.internal:6380/2"
+    assert env.channel_layers(url, "PubSub ")["default"]["BACKEND"].endswith(
+        "RedisPubSubChannelLayer"
+    )
+    core = env.channel_layers(url, "core")["default"]
+    assert core["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    # The core layer drops a message past its capacity (100 by default) on one channel.
+    assert core["CONFIG"] == {"hosts": [HOST], "capacity": 1000}
+    with pytest.raises(ValueError, match="CHANNEL_LAYER must be one of core, pubsub"):
+        env.channel_layers(url, "memory")
+    # No Redis: in-memory whatever the choice.
+    assert env.channel_layers(None, "core")["default"]["BACKEND"].endswith("InMemoryChannelLayer")
+
+
+@pytest.mark.parametrize("kind", ["pubsub", "core"])
+def test_redis_host_config_overrides_redis_py_defaults(kind: str) -> None:
     """channels-redis hands the host dict to redis-py; our values must survive into the pool."""
-    host = env.channel_layers("redis://cache.internal:6380/2")["default"]["CONFIG"]["hosts"][0]
+    host = env.channel_layers("redis://cache.internal:6380/2", kind)["default"]["CONFIG"]["hosts"][
+        0
+    ]
     pool = create_pool(host)
     assert pool.max_connections == 1000
     assert pool.connection_kwargs["socket_timeout"] is None
     assert pool.connection_kwargs["host"] == "cache.internal"
     assert pool.connection_kwargs["port"] == 6380
     assert pool.connection_kwargs["db"] == 2
+
+
+def test_core_layer_takes_our_capacity() -> None:
+    from channels_redis.core import RedisChannelLayer
+
+    config = env.channel_layers("redis://cache.internal:6380/2", "core")["default"]["CONFIG"]
+    assert RedisChannelLayer(**config).capacity == 1000
+
+
+def test_gc_thresholds() -> None:
+    assert env.gc_thresholds(None) == env.DEFAULT_GC_THRESHOLDS == (50_000, 50, 100)
+    assert env.gc_thresholds("") is None
+    assert env.gc_thresholds(" 2000, 20 ,30") == (2000, 20, 30)
+    for bad in ("1,2", "a,b,c", "1,2,3,4", "1,-2,3"):
+        with pytest.raises(ValueError, match="LUDO_GC_THRESHOLDS"):
+            env.gc_thresholds(bad)
 
 
 def test_celery_broker() -> None:

@@ -5,12 +5,18 @@ import os
 from django.conf import settings
 from django.db import connection
 
+from ludo_site import env
 from ludo_site.celery import app as celery_app
 
 
 def test_database_follows_database_url() -> None:
     if os.environ.get("DATABASE_URL"):
         assert connection.vendor == "postgresql"
+        if env.parse_bool(os.environ.get("DB_POOL"), default=False):
+            assert "pool" in settings.DATABASES["default"]["OPTIONS"]
+        else:
+            age = os.environ.get("DB_CONN_MAX_AGE") or "600"
+            assert settings.DATABASES["default"]["CONN_MAX_AGE"] == int(age)
     else:
         assert connection.vendor == "sqlite"
         assert settings.DATABASES["default"]["NAME"] == settings.BASE_DIR / "db.sqlite3"
@@ -19,7 +25,14 @@ def test_database_follows_database_url() -> None:
 def test_channel_layer_follows_redis_url() -> None:
     backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
     if os.environ.get("REDIS_URL"):
-        assert backend == "channels_redis.core.RedisChannelLayer"
+        kind = os.environ.get("CHANNEL_LAYER") or "pubsub"
+        assert (
+            backend
+            == {
+                "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                "core": "channels_redis.core.RedisChannelLayer",
+            }[kind.strip().lower()]
+        )
     else:
         assert backend == "channels.layers.InMemoryChannelLayer"
 
@@ -42,3 +55,30 @@ def test_core_settings() -> None:
     assert settings.TIME_ZONE == "UTC"
     assert settings.USE_TZ is True
     assert not hasattr(settings, "CELERY_TASK_ALWAYS_EAGER")
+
+
+def test_gc_settings_follow_environment() -> None:
+    assert settings.LUDO_GC_TUNE is env.parse_bool(os.environ.get("LUDO_GC_TUNE"), default=True)
+    assert env.gc_thresholds(os.environ.get("LUDO_GC_THRESHOLDS")) == settings.LUDO_GC_THRESHOLDS
+
+
+def test_tune_gc_freezes_and_raises_thresholds() -> None:
+    import gc
+
+    from ludo_site.asgi import tune_gc
+
+    before = gc.get_threshold()
+    try:
+        assert tune_gc(enabled=False, thresholds=(1, 2, 3)) is False
+        assert gc.get_threshold() == before
+        gc.unfreeze()
+        made_at_start_up = [object() for _ in range(100)]  # noqa: F841 - kept alive to freeze
+        assert tune_gc(enabled=True, thresholds=(12_345, 20, 30)) is True
+        assert gc.get_threshold() == (12_345, 20, 30)
+        assert gc.get_freeze_count() > 100
+        frozen = gc.get_freeze_count()
+        assert tune_gc(enabled=True, thresholds=None) is True
+        assert gc.get_threshold() == (12_345, 20, 30)  # None leaves them as they are
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.set_threshold(*before)
