@@ -679,7 +679,8 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
     itself again). Refused (``no_undo``) in ranked, friendly and practice matches, and when
     nothing is left to take back (no person has acted, or someone left since). ``seq``, if
     given, is the match's seq the request was made against: a repeated request is refused
-    as stale instead of taking back one more.
+    as stale instead of taking back one more. Computer steps since ``seq`` (a bot's, or a
+    lone move played by itself) do not make it stale: they are taken back too.
     """
     from .replay import initial_state, load_actions, steps, withdrawn
 
@@ -691,11 +692,14 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
         change = _begin(match)
         if user is None or not any(s.user_id == user.pk for s in change.seats):
             raise ServiceError("not_seated", "You have no seat in this match")
-        if seq is not None and seq != match.seq:
+        actions = load_actions(match)
+        if seq is not None and (
+            seq > match.seq
+            or any(a.seq > seq and getattr(a.row, "by", "") in ("", "player") for a in actions)
+        ):
             raise ServiceError(
                 "stale", f"The match has moved on (v{match.seq}, not v{seq}): here is the new state"
             )
-        actions = load_actions(match)
         before: dict[int, State] = {}  # seq of an action -> the state before it
         state = initial_state(match)
         for step in steps(match, actions, start=state):

@@ -368,6 +368,8 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     for step in steps(match):
         row = step.action.row
         said = [narrate(rules, e) for e in step.events]
+        if step.action.kind == "undo":
+            said = [f"Undo: back to {rules.colours[step.state.to_play].capitalize()}'s turn"]
         frames.append(
             {
                 "turn": step.turn,

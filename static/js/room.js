@@ -18,6 +18,7 @@ let lastMoved = null;
 let rolling = false;
 let face = 0;
 let lone = null; // the only legal move on offer, which the server plays by itself
+let undoEmpty = false; // the server said nothing is left to undo (until the next roll or move)
 const history = [];
 // Action ids: unique per page and action, so a repeated frame changes nothing twice.
 const PAGE_ID = [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -74,6 +75,8 @@ function words(e) {
       return `${who} ran out of time`;
     case "leave":
       return `${who} left the match (${e.reason})`;
+    case "undone":
+      return `Undo: back to ${seatName(e.corner)}'s turn (the rolls and moves since are taken back)`;
     case "ended":
       return "The match is over; the dice seed is revealed";
     default:
@@ -160,6 +163,7 @@ function receive(frame) {
       return;
     }
     rolling = false;
+    if (code === "no_undo") undoEmpty = true;
     showError(message || code);
     render();
   }
@@ -204,8 +208,26 @@ function sendMove(m) {
   lone = null;
   const d = { pawn: m.pawn };
   if (m.corner !== snap.to_play) d.corner = m.corner;
+  // Power: a Shield chosen after the roll goes with the move (the server says if it cannot).
+  if (!$("shield-box")?.hidden && $("shield-move")?.checked) d.shield = true;
   send("move", d);
   board.render(snap, { interactive: false });
+}
+
+function renderShield(moves) {
+  // Power: Shield may be chosen after the roll too, for the pawn about to move.
+  const box = $("shield-box");
+  if (!box) return;
+  const n = Array.isArray(snap.stock) ? snap.stock[2] || 0 : 0;
+  const was = !box.hidden;
+  box.hidden = !moves.length || n < 1 || Boolean(snap.bonus);
+  if (box.hidden || !was) $("shield-move").checked = false;
+  $("shield-count").textContent = `(${n})`;
+}
+
+function canUndo() {
+  // Local games: something was played (a roll or a turn gone by); the server checks the rest.
+  return cfg.mode === "local" && snap.status === "active" && cfg.mine.length > 0 && !undoEmpty && (snap.turn > 1 || snap.phase === "move");
 }
 
 function canRoll() {
@@ -214,22 +236,6 @@ function canRoll() {
 
 function legalMoves() {
   return myTurn() && snap.phase === "move" ? snap.legal || [] : [];
-}
-
-async function refreshLegal() {
-  // In local play one device holds several seats: ask for the view of the seat to play.
-  if (!cfg.mine.includes(snap.to_play) || snap.phase !== "move" || (snap.legal || []).length) return;
-  try {
-    const res = await fetch(cfg.api, { headers: { Accept: "application/json" } });
-    if (!res.ok) return;
-    const fresh = await res.json();
-    if (fresh.v === snap.v && (fresh.legal || []).length) {
-      snap = fresh;
-      render();
-    }
-  } catch {
-    // The next state frame will do.
-  }
 }
 
 // ------------------------------------------------------------------ drawing
@@ -248,11 +254,15 @@ function apply(next, events) {
       $("die").classList.add("rolling");
     }
     if (e.kind === "moved" || e.kind === "released") lastMoved = { corner: e.corner, pawn: e.pawn };
+    if (e.kind === "undone") {
+      lastMoved = null;
+      face = 0; // the withdrawn roll's face is no longer in play
+    }
+    if (e.kind === "rolled" || e.kind === "moved" || e.kind === "released") undoEmpty = false;
   }
   const said = events.map(words).filter(Boolean);
   if (said.length) announce(said.join(". "));
   render();
-  refreshLegal();
 }
 
 function note(e) {
@@ -286,6 +296,8 @@ function render() {
   const over = snap.status === "finished" || snap.status === "aborted" || snap.status === "void";
   $("replay-link").hidden = snap.status !== "finished";
   $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length;
+  if ($("undo")) $("undo").hidden = !canUndo();
+  renderShield(mine ? moves : []);
   lone = moves.length === 1 && mine ? moves[0] : null;
   if (moves.length === 1 && mine) {
     autoTimer = setTimeout(() => sendMove(moves[0]), AUTO_MOVE_MS);
@@ -464,6 +476,12 @@ function showError(text) {
 
 $("roll").addEventListener("click", sendRoll);
 $("die-button").addEventListener("click", sendRoll);
+$("undo")?.addEventListener("click", () => {
+  if (!canUndo()) return;
+  clearTimeout(autoTimer);
+  lone = null;
+  send("undo");
+});
 $("resign").addEventListener("click", () => {
   const what = cfg.mode === "local" || cfg.mode === "practice" ? "End this game?" : "Resign this match? You will be placed last.";
   if (window.confirm(what)) send("resign");

@@ -142,6 +142,7 @@ def test_undo_a_move_takes_back_the_computer_turns_after_it(host) -> None:
             before_move = match.snapshot["notation"]
             rolls_before = Roll.objects.filter(match=match).count()
             person_acts(match, host, n, pick=1)
+            asked_at = current(match).seq  # red presses Undo at once; the bots play first
             if current(match).state().to_play != 0:
                 break
         else:
@@ -150,9 +151,13 @@ def test_undo_a_move_takes_back_the_computer_turns_after_it(host) -> None:
     match = run_bots(match)
     bot_rolls = Roll.objects.filter(match=match, seq__gt=moved.seq, by="bot").count()
     assert bot_rolls > 0
-    services.match_undo(match_id=match.pk, user=host)
+    services.match_undo(match_id=match.pk, user=host, seq=asked_at)
     match = current(match)
     assert undone_events(match)[-1].data["from"] == moved.seq
+    # The same request again is stale: it never takes back two.
+    with pytest.raises(ServiceError) as refused:
+        services.match_undo(match_id=match.pk, user=host, seq=asked_at)
+    assert refused.value.code == "stale"
     # Red chooses again from the same position, the computer's rolls and moves withdrawn.
     assert match.snapshot["notation"] == before_move
     assert match.state().to_play == 0 and match.state().phase == "move"

@@ -1,0 +1,92 @@
+"""A local game with an undo, in a real browser: the U key and the Undo button take back the
+last person's roll or move with the computer's turn after it; the replay still checks every
+roll. Screenshots at phone and desktop sizes (artefacts/screenshots/)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import DESKTOP, PHONE, shoot
+from .test_site import history, play_until
+
+pytestmark = pytest.mark.browser
+
+
+def record(page: Page, site: str, code: str) -> dict[str, Any]:
+    """The match's record from the JSON API (events, rolls), as this browser's session."""
+    response = page.request.get(f"{site}/api/matches/{code}/replay")
+    assert response.ok, response.text()
+    return response.json()
+
+
+def test_a_local_game_with_an_undo(site: str, people: Any) -> None:
+    person = people(PHONE)
+    page = person.page()
+    page.goto(site + "/play/local/")
+    page.select_option("select[name=ruleset]", "family")
+    page.select_option("select[name=players]", "2")
+    page.select_option("select[name=seat0]", "person")
+    page.select_option("select[name=seat2]", "easy")
+    page.click("button[type=submit]")
+    expect(page.locator("#seats .bot-tag")).to_have_count(1)
+    code = page.url.rstrip("/").split("/")[-1]
+    # Nothing to take back yet: no Undo button.
+    expect(page.locator("#roll")).to_be_enabled()
+    expect(page.locator("#undo")).to_be_hidden()
+
+    # Red rolls; U takes the roll back and Red rolls again.
+    page.click("#roll")
+    expect(page.locator("#history")).to_contain_text("Red rolls")
+    expect(page.locator("#undo")).to_be_visible()
+    page.locator("#board").click(position={"x": 2, "y": 2})  # focus inside the game, no input
+    page.keyboard.press("u")
+    expect(page.locator("#history")).to_contain_text("Undo: back to Red")
+    events = record(page, site, code)["events"]
+    undone = [e for e in events if e["kind"] == "undone"]
+    assert len(undone) == 1 and undone[0]["corner"] == 0
+    rolled = [e for e in events if e["kind"] == "rolled"]
+    assert undone[0]["from"] == rolled[0]["seq"], "the undo took back Red's roll"
+
+    # Play on until the computer (Yellow) has had a turn since the undo (the history is newest
+    # first) and Red is to roll again.
+    def yellow_played() -> bool:
+        since = history(page).split("Undo: back to Red")[0]
+        return "Yellow rolls" in since and page.locator("#roll:not([disabled])").count() > 0
+
+    play_until([(page, "click")], yellow_played, 40)
+    before = record(page, site, code)
+    yellow_rolls = [r for r in before["rolls"] if r["corner"] == 2]
+    assert yellow_rolls
+    shoot(page, "local-before-undo")
+
+    # The Undo button takes back Red's last roll or move and Yellow's turn after it.
+    page.click("#undo")
+    expect(page.locator("#history")).to_contain_text("Undo: back to Red", use_inner_text=True)
+    expect(page.locator("#history li", has_text="Undo: back to Red")).to_have_count(2)
+    after = record(page, site, code)
+    last = [e for e in after["events"] if e["kind"] == "undone"][-1]
+    withdrawn = [r for r in after["rolls"] if last["from"] <= r["seq"] <= last["to"]]
+    assert any(r["corner"] == 2 for r in withdrawn), "Yellow's turn was taken back too"
+    assert last["corner"] == 0
+    expect(page.locator("#roll")).to_be_enabled()
+    expect(page.locator("#seats .to-play")).to_contain_text("Red")
+    shoot(page, "local-undo")
+    page.set_viewport_size(DESKTOP)
+    expect(page.locator("#undo")).to_be_visible()
+    shoot(page, "local-undo")
+
+    # Red plays on after the undo (fresh dice), then ends the game: the replay steps through
+    # the undos and every roll, the withdrawn ones included, matches the revealed seed.
+    rolls = len(after["rolls"])
+    play_until([(page, "click")], lambda: len(record(page, site, code)["rolls"]) >= rolls + 2, 20)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#resign")
+    expect(page.locator("#replay-link")).to_be_visible()
+    expect(page.locator("#undo")).to_be_hidden()
+    page.click("#replay-link a")
+    expect(page.locator("#proof-result")).to_contain_text("rolls match the seed")
+    expect(page.locator("#all-steps")).to_contain_text("Undo: back to Red")
+    shoot(page, "replay-with-undo")
