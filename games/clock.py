@@ -116,6 +116,9 @@ class InProcessClock:
     def run(self) -> None:
         while not self.stopped.wait(self.every):
             try:
+                from ranked.matchmaking import sweep_all  # the quick-match queues
+
+                sweep_all()
                 close_old_connections()
                 sweep()
             except Exception:  # noqa: BLE001 - a clock must keep ticking; the next sweep retries

@@ -198,6 +198,8 @@ def match_create(
     host_seed = _check_client_seed(client_seed)
 
     with transaction.atomic():
+        if mode == Mode.RANKED and host is not None:
+            _ranked_may_sit(host)
         now = db_now()
         match = None
         for _ in range(20):
@@ -241,6 +243,7 @@ def match_create(
                 user=host,
                 client_seed=host_seed if i == 0 else dice.new_client_seed(),
                 joined_at=now,
+                ip=ip,
             )
             for i, c in enumerate(host_corners)
         ]
@@ -329,11 +332,15 @@ def match_join(
         free = [c for c in corners if c not in taken]
         if match.status != Status.WAITING or not free:
             raise ServiceError("full", "Every seat in this match is taken")
+        if match.mode == Mode.RANKED:
+            _ranked_may_sit(user, match=match)
         seat = Seat.objects.create(
-            match=match, corner=free[0], user=user, client_seed=seed, joined_at=change.now
+            match=match, corner=free[0], user=user, client_seed=seed, joined_at=change.now, ip=ip
         )
         change.seats = _seats(match)
         _seat_event(change, seat)
+        if match.mode == Mode.RANKED:
+            _same_ip(match, seat, change.seats)
         audit.record(
             action="match.joined", actor=user, ip=ip, obj=match, extra={"corners": [seat.corner]}
         )
@@ -1015,3 +1022,54 @@ def _store_rerated(results: Mapping[int, ratings.Result]) -> None:
             seat.rating_change = result.change
             changed.append(seat)
     Seat.objects.bulk_update(changed, ["rating_before", "rating_after", "rating_change"])
+
+
+# ---------------------------------------------------------------------------- ranked
+# One active ranked match per account, accounts only (no guests), and a note for the staff
+# when two sides of a ranked match come from one address. `ranked.matchmaking` seats players
+# through match_create and match_join, so these checks hold for the queues and the API alike.
+
+
+def _ranked_may_sit(user: Any, match: Match | None = None) -> None:
+    """Refuse a guest, or an account already seated in another ranked match that is waiting or
+    being played (and that it has not left). Locks the user's row until the transaction ends,
+    so two tabs taking two seats at once are one after the other."""
+    from accounts.views import is_guest
+
+    if is_guest(user) or not getattr(user, "is_authenticated", False):
+        raise ServiceError("forbidden", "Ranked play is for accounts: sign up or sign in first")
+    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    busy = Seat.objects.filter(
+        user_id=user.pk,
+        left=False,
+        match__mode=Mode.RANKED,
+        match__status__in=(Status.WAITING, Status.ACTIVE),
+    )
+    if match is not None:
+        busy = busy.exclude(match=match)
+    other = busy.select_related("match").first()
+    if other is not None:
+        raise ServiceError(
+            "ranked_busy",
+            f"You are already in a ranked match (room {other.match.code}): finish it first",
+        )
+
+
+def _same_ip(match: Match, seat: Seat, seats: list[Seat]) -> None:
+    """Record (not block) a seat whose address another player's seat in the match shares."""
+    if not seat.ip:
+        return
+    others = [s for s in seats if s.pk != seat.pk and s.user_id != seat.user_id]
+    shared = [s for s in others if s.ip and str(s.ip) == str(seat.ip)]
+    if shared:
+        audit.record(
+            action="match.same_ip",
+            actor=seat.user,
+            ip=seat.ip,
+            obj=match,
+            extra={
+                "code": match.code,
+                "corners": sorted([seat.corner, *(s.corner for s in shared)]),
+                "users": sorted([seat.user_id, *(s.user_id for s in shared)]),
+            },
+        )

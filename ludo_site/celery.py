@@ -23,4 +23,9 @@ app.conf.beat_schedule = {
         "schedule": SWEEP_EVERY_SECONDS,
         "options": {"expires": 5 * SWEEP_EVERY_SECONDS},
     },
+    "sweep-quick-match-queues": {
+        "task": "ranked.sweep_queues",
+        "schedule": SWEEP_EVERY_SECONDS,
+        "options": {"expires": 5 * SWEEP_EVERY_SECONDS},
+    },
 }

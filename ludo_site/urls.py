@@ -7,6 +7,7 @@ urlpatterns = [
     path("", include("games.page_urls")),
     path("accounts/", include("accounts.urls")),
     path("disputes/", include("disputes.urls")),
+    path("play/", include("ranked.urls")),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Now
 
 
 class Queue(models.TextChoices):
@@ -47,3 +48,47 @@ class Rating(models.Model):
         from .ratings import is_provisional
 
         return is_provisional(self.games, self.sigma)
+
+
+class Entry(models.Model):
+    """A player waiting in a quick-match queue: ranked (accounts only, matched by rating) or
+    casual (anyone; a labelled bot steps in when nobody is free). Only `ranked.matchmaking`
+    writes these rows. A player waits in at most one queue at a time (the partial unique
+    constraint); a waiting row becomes ``matched`` (with its match) or ``cancelled``, once."""
+
+    class State(models.TextChoices):
+        WAITING = "waiting", "Waiting"
+        MATCHED = "matched", "Matched"
+        CANCELLED = "cancelled", "Cancelled"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entries"
+    )
+    queue = models.CharField(max_length=12, choices=Queue.choices)
+    ranked = models.BooleanField(default=True)
+    # The player's rating ordinal in the queue when they joined (0, the start, if new).
+    ordinal = models.FloatField(default=0.0)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.WAITING)
+    joined_at = models.DateTimeField(db_default=Now())
+    ended_at = models.DateTimeField(null=True, blank=True)  # matched or cancelled
+    match = models.ForeignKey(
+        "games.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        verbose_name_plural = "queue entries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(state="waiting"),
+                name="entry_one_waiting_per_user",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["queue", "ranked", "state", "joined_at"], name="entry_wait_idx")
+        ]
+
+    def __str__(self) -> str:
+        kind = "ranked" if self.ranked else "casual"
+        return f"{self.user} in {self.queue} ({kind}): {self.state}"

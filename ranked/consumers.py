@@ -1,0 +1,70 @@
+"""The lobby socket (``ws/lobby/``): tells a player waiting in a quick-match queue where their
+match is. Thin: it joins the player's group (`matchmaking.lobby_group`, one per account, every
+tab), sends the queue status on connect and on request, and relays ``lobby.matched``, which
+the matchmaker sends after it has seated the player. Joining and cancelling are HTTP
+(`ranked.views`); the page polls the status endpoint too when the socket is down.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from . import matchmaking
+
+CLOSE_NO_PLAYER = 4401
+
+
+@database_sync_to_async
+def _status(user: Any) -> dict[str, Any]:
+    return matchmaking.status(user)
+
+
+class LobbyConsumer(AsyncWebsocketConsumer):
+    group: str = ""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        await self.accept()
+        if user is None or not user.is_authenticated:
+            await self.send(
+                json.dumps(
+                    {"type": "error", "code": "forbidden", "message": "Open the queue page first"}
+                )
+            )
+            await self.close(code=CLOSE_NO_PLAYER)
+            return
+        self.user = user
+        self.group = matchmaking.lobby_group(user.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.send_status()
+
+    async def disconnect(self, code: int) -> None:
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            message = json.loads(text_data or "")
+        except ValueError:
+            message = None
+        if not isinstance(message, dict) or message.get("type") != "status":
+            await self.send(
+                json.dumps(
+                    {"type": "error", "code": "bad_request", "message": 'Send {"type": "status"}'}
+                )
+            )
+            return
+        await self.send_status()
+
+    async def send_status(self) -> None:
+        status = await _status(self.user)
+        await self.send(json.dumps({"type": "status", **status}))
+
+    async def lobby_matched(self, event: dict[str, Any]) -> None:
+        await self.send(
+            json.dumps({"type": "matched", "code": event["code"], "url": event["url"]})
+        )

@@ -1,0 +1,9 @@
+"""WebSocket routes of ranked play: the quick-match lobby."""
+
+from django.urls import path
+
+from .consumers import LobbyConsumer
+
+websocket_urlpatterns = [
+    path("ws/lobby/", LobbyConsumer.as_asgi(), name="ws-lobby"),
+]
