@@ -1,25 +1,37 @@
-"""Sign up, sign in, sign out, and the guest players who need no account.
+"""Sign up, sign in and out, passwords, the account page, players' profiles, and the guest
+players who need no account.
 
 A guest is a real `User` with no usable password and a username starting ``guest-``: the
 match services seat users, so a guest who practises or joins a friend's room gets one on the
 spot, kept in their session. Signing up as a guest turns that user into a full account, so
-the games they played stay theirs. Ranked play is for accounts only.
+the games they played stay theirs. Ranked play is for accounts only. Guests' profiles are not
+public.
 """
 
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
-from django import forms
+from django.contrib import messages
 from django.contrib.auth import login
-from django.contrib.auth.forms import UserCreationForm
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET
 
+from audit import services as audit
+from ranked.ratings import leaderboard_min_games, provisional_games
+
+from . import profiles
+from .addresses import client_ip
+from .forms import GUEST_PREFIX, AccountForm, SignInForm, SignUpForm
 from .models import User
 
-GUEST_PREFIX = "guest-"
+__all__ = ["GUEST_PREFIX", "SignUpForm", "is_guest", "player_for"]
 
 
 def is_guest(user: object) -> bool:
@@ -42,40 +54,135 @@ def player_for(request: HttpRequest) -> User:
     return guest
 
 
-class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
-    display_name = forms.CharField(
-        max_length=40, required=False, help_text="Shown at the table; your username if blank."
-    )
-
-    class Meta(UserCreationForm.Meta):
-        model = User
-        fields = ("username", "display_name")
-
-    def clean_username(self) -> str:
-        username = str(self.cleaned_data["username"])
-        if username.lower().startswith(GUEST_PREFIX):
-            raise forms.ValidationError("Usernames starting with “guest-” are kept for guests.")
-        if User.objects.filter(username__iexact=username).exists():
-            raise forms.ValidationError("That username is taken.")
-        return username
-
-
 def _next(request: HttpRequest) -> str:
     target = request.POST.get("next") or request.GET.get("next") or "/"
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return "/"
 
 
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account; a guest's own user becomes the account, keeping their games."""
-    guest = request.user if is_guest(request.user) else None
+    # A copy: the form writes into its instance while it validates, and the session's user
+    # must keep its guest name if the form is refused.
+    guest = User.objects.get(pk=request.user.pk) if is_guest(request.user) else None
     if request.method == "POST":
         form = SignUpForm(request.POST, instance=guest)
         if form.is_valid():
+            was = request.user.get_username() if guest is not None else None
             user = form.save()
+            audit.record(
+                action="user.guest_upgraded" if was else "user.signed_up",
+                actor=user,
+                ip=client_ip(request),
+                obj=user,
+                extra={"username": user.username, **({"guest": was} if was else {})},
+            )
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            if was:
+                messages.success(request, "Your account is ready, and your games are kept.")
             return redirect(_next(request))
     else:
-        form = SignUpForm()
+        form = SignUpForm(instance=guest)
     return render(request, "registration/signup.html", {"form": form, "next": _next(request)})
+
+
+class SignInView(auth_views.LoginView):
+    """Sign in, with attempts limited and audited (`accounts.forms.SignInForm`)."""
+
+    form_class = SignInForm
+    next_page = "/"
+
+    def form_valid(self, form: SignInForm) -> HttpResponse:  # type: ignore[override]
+        response = super().form_valid(form)
+        user = form.get_user()
+        audit.record(action="user.signed_in", actor=user, ip=client_ip(self.request), obj=user)
+        return response
+
+
+class SignOutView(auth_views.LogoutView):
+    next_page = "/"
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        user = request.user
+        if user.is_authenticated and not is_guest(user):
+            audit.record(action="user.signed_out", actor=user, ip=client_ip(request), obj=user)
+        return super().post(request, *args, **kwargs)
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Change the password (the old one first); guests have none, so they sign up instead."""
+
+    success_url = reverse_lazy("password_change_done")
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if is_guest(request.user):
+            messages.info(request, "Guests have no password yet: sign up to choose one.")
+            return redirect(f"{reverse('signup')}?next={reverse('account')}")
+        return super().dispatch(request, *args, **kwargs)
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        audit.record(
+            action="user.password_changed",
+            actor=form.user,
+            ip=client_ip(self.request),
+            obj=form.user,
+        )
+        return response
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Set a new password from an emailed link (then sign in with it)."""
+
+    success_url = reverse_lazy("password_reset_complete")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        audit.record(
+            action="user.password_reset", actor=form.user, ip=client_ip(self.request), obj=form.user
+        )
+        return response
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    """The account's own page: name and email, and links to the password and the profile."""
+    if is_guest(request.user):
+        return redirect(f"{reverse('signup')}?next={reverse('account')}")
+    assert isinstance(request.user, User)
+    form = AccountForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Saved.")
+        return redirect("account")
+    return render(request, "accounts/account.html", {"form": form})
+
+
+@require_GET
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's ratings, results and match history. Guests' profiles are theirs alone."""
+    player = get_object_or_404(User, username=username, is_active=True)
+    own = request.user.is_authenticated and request.user.pk == player.pk
+    if is_guest(player) and not own:
+        raise Http404("No such player")
+    page, rows = profiles.history(player, request.GET.get("page"))
+    context = {
+        "player": player,
+        "own": own,
+        "guest": is_guest(player),
+        "ratings": profiles.queue_ratings(player),
+        "results": profiles.results(player),
+        "page": page,
+        "rows": rows,
+        "provisional_games": provisional_games(),
+        "min_games": leaderboard_min_games(),
+    }
+    return render(request, "accounts/profile.html", context)
+
+
+@login_required
+def my_profile(request: HttpRequest) -> HttpResponse:
+    return redirect("profile", username=request.user.get_username())

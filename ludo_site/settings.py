@@ -119,6 +119,19 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+# Sign-in attempts (accounts.throttle): this many failures per username, or per address,
+# within SIGN_IN_WINDOW seconds of the first, and sign-in is refused until the window ends.
+SIGN_IN_FAILURES_PER_USERNAME = 5
+SIGN_IN_FAILURES_PER_IP = 20
+SIGN_IN_WINDOW = 15 * 60
+# Reverse proxies in front of the site whose X-Forwarded-For is believed (accounts.addresses).
+TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or 0)
+# The cache holds the sign-in counts: Redis when REDIS_URL is set, so every process shares them.
+CACHES = env.caches(REDIS_URL)
+# Email (password reset links): the console unless EMAIL_HOST names an SMTP server.
+globals().update(env.email(os.environ))
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -6,8 +6,9 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("games.page_urls")),
     path("accounts/", include("accounts.urls")),
-    path("disputes/", include("disputes.urls")),
+    path("", include("accounts.page_urls")),
     path("play/", include("ranked.urls")),
+    path("disputes/", include("disputes.urls")),
     path("admin/", admin.site.urls),
     path("", include("games.urls")),
 ]

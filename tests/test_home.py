@@ -19,7 +19,7 @@ def test_home_page_renders(client: Client) -> None:
     assert "Fair dice" in html
 
 
-def test_home_page_links_resolve(client: Client) -> None:
+def test_home_page_links_resolve(client: Client, db: None) -> None:
     html = client.get("/").content.decode()
     hrefs = set(re.findall(r'href="([^"]+)"', html))
     assert hrefs, "expected links on the home page"

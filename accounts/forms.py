@@ -1,0 +1,130 @@
+"""The account forms: sign up (a guest's user becomes the account), sign in with limited
+attempts, and the account's own details."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth import authenticate
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.http import HttpRequest
+
+from audit import services as audit
+
+from . import throttle
+from .addresses import client_ip
+from .models import User
+
+GUEST_PREFIX = "guest-"
+
+
+def _email_free(email: str, user: User | None) -> str:
+    """One account per email address, so a reset link goes to one account only."""
+    email = User.objects.normalize_email(email.strip())
+    if email:
+        taken = User.objects.filter(email__iexact=email)
+        if user is not None and user.pk:
+            taken = taken.exclude(pk=user.pk)
+        if taken.exists():
+            raise forms.ValidationError("Another account uses that email address.")
+    return email
+
+
+class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
+    """A new account. Given a guest's user as `instance`, that user becomes the account."""
+
+    display_name = forms.CharField(
+        max_length=40, required=False, help_text="Shown at the table; your username if blank."
+    )
+    email = forms.EmailField(
+        required=False, help_text="Optional: only used to send you a password reset link."
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "display_name", "email")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            # A guest's generated "Guest 1A2B" is not a name they chose.
+            self.initial["display_name"] = ""
+
+    def clean_username(self) -> str:
+        username = str(self.cleaned_data["username"])
+        if username.lower().startswith(GUEST_PREFIX):
+            raise forms.ValidationError("Usernames starting with “guest-” are kept for guests.")
+        taken = User.objects.filter(username__iexact=username)
+        if self.instance.pk:
+            taken = taken.exclude(pk=self.instance.pk)
+        if taken.exists():
+            raise forms.ValidationError("That username is taken.")
+        return username
+
+    def clean_email(self) -> str:
+        return _email_free(str(self.cleaned_data.get("email") or ""), self.instance)
+
+
+class SignInForm(AuthenticationForm):
+    """Django's sign-in form with attempts limited (`accounts.throttle`) and audited."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": "That username and password do not match an account. "
+        "Both are case-sensitive.",
+        "limited": "Too many failed sign-ins for this %(what)s. Try again in %(minutes)s, "
+        "or reset your password.",
+    }
+
+    request: HttpRequest | None
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if username is None or not password:
+            return self.cleaned_data
+        ip = client_ip(self.request) if self.request is not None else None
+        known = User.objects.filter(username=username).first()
+        refusal = throttle.attempt(username, ip)
+        if refusal is not None:
+            audit.record(
+                action="user.sign_in_limited",
+                actor=known,
+                ip=ip,
+                extra={"username": username[:150], "by": refusal.by},
+            )
+            minutes = f"{refusal.minutes} minute{'s' if refusal.minutes != 1 else ''}"
+            what = "account" if refusal.by == "username" else "network address"
+            raise forms.ValidationError(
+                self.error_messages["limited"],
+                code="limited",
+                params={"what": what, "minutes": minutes},
+            )
+        self.user_cache = authenticate(self.request, username=username, password=password)
+        if self.user_cache is None:
+            audit.record(
+                action="user.sign_in_failed",
+                actor=known,
+                ip=ip,
+                extra={"username": username[:150]},
+            )
+            raise self.get_invalid_login_error()
+        self.confirm_login_allowed(self.user_cache)
+        throttle.succeeded(username, ip)
+        return self.cleaned_data
+
+
+class AccountForm(forms.ModelForm):  # type: ignore[type-arg]
+    """What an account holder may change about themselves."""
+
+    class Meta:
+        model = User
+        fields = ("display_name", "email")
+        help_texts = {
+            "display_name": "Shown at the table; your username if blank.",
+            "email": "Optional: only used to send you a password reset link.",
+        }
+
+    def clean_email(self) -> str:
+        return _email_free(str(self.cleaned_data.get("email") or ""), self.instance)

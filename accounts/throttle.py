@@ -1,0 +1,98 @@
+"""Sign-in attempts, limited per username and per address.
+
+Attempts are counted in Django's cache (Redis in production, so every server process sees the
+same counts) before the password is checked, so a burst of parallel guesses cannot slip past
+the limit. A successful sign-in takes its attempt back: the username's count is cleared and
+the address's is lowered by one (not cleared: one account of one's own must not buy more
+guesses at others'). So after ``SIGN_IN_FAILURES_PER_USERNAME`` failures for one username, or
+``SIGN_IN_FAILURES_PER_IP`` from one address, within ``SIGN_IN_WINDOW`` seconds of the first,
+sign-in is refused without checking the password until the window ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+
+PREFIX = "signin"
+
+
+def window() -> int:
+    return int(getattr(settings, "SIGN_IN_WINDOW", 15 * 60))
+
+
+def _key(kind: str, value: str) -> str:
+    # Hashed: a username may hold characters a cache key must not, and the cache need not
+    # keep them in clear.
+    digest = hashlib.sha256(value.strip().lower().encode()).hexdigest()[:32]
+    return f"{PREFIX}:{kind}:{digest}"
+
+
+def _counters(username: str, ip: str | None) -> list[tuple[str, int, str]]:
+    """(cache key, limit, what it limits) for this attempt."""
+    counters = [
+        (
+            _key("user", username),
+            int(getattr(settings, "SIGN_IN_FAILURES_PER_USERNAME", 5)),
+            "username",
+        )
+    ]
+    if ip:
+        counters.append(
+            (_key("ip", ip), int(getattr(settings, "SIGN_IN_FAILURES_PER_IP", 20)), "address")
+        )
+    return counters
+
+
+def _bump(key: str) -> tuple[int, float]:
+    """Add one to the counter at `key`; the window (its expiry) starts at the first."""
+    now = time.time()
+    if cache.add(key, 1, timeout=window()):
+        cache.set(f"{key}:since", now, timeout=window())
+        return 1, now
+    try:
+        count = int(cache.incr(key))  # atomic on Redis; the expiry stays the first one's
+    except ValueError:  # expired between the two calls
+        cache.set(key, 1, timeout=window())
+        cache.set(f"{key}:since", now, timeout=window())
+        return 1, now
+    return count, float(cache.get(f"{key}:since") or now)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Sign-in is refused for now: too many attempts for the username or from the address."""
+
+    by: str  # "username" or "address"
+    retry_after: int  # seconds
+
+    @property
+    def minutes(self) -> int:
+        return max(1, -(-self.retry_after // 60))
+
+
+def attempt(username: str, ip: str | None) -> Refusal | None:
+    """Count a sign-in attempt; a refusal when the username or the address is over its limit
+    (the password must then not be checked)."""
+    refusal = None
+    for key, limit, by in _counters(username, ip):
+        count, since = _bump(key)
+        if count > limit and refusal is None:
+            left = int(since + window() - time.time()) + 1
+            refusal = Refusal(by, max(1, min(left, window())))
+    return refusal
+
+
+def succeeded(username: str, ip: str | None) -> None:
+    """The attempt signed in: clear the username's count, take one off the address's."""
+    for key, _limit, by in _counters(username, ip):
+        if by == "username":
+            cache.delete_many([key, f"{key}:since"])
+        else:
+            with contextlib.suppress(ValueError):  # expired meanwhile
+                cache.decr(key)
