@@ -7,7 +7,8 @@ with ``FOR UPDATE SKIP LOCKED`` (so sweeps running side by side split the work i
 queueing), and hands it to the one service that decides what expiry means
 (`games.services.match_timeout` or `bot_act`); those re-check ``turn_seq`` and do nothing if
 the turn moved on, so a late or repeated sweep is harmless. Disconnect grace runs the same
-way over seats (`games.presence`).
+way over seats (`games.presence.sweep_grace`); the computer playing for a player who is away
+is an ordinary deadline, as for a bot.
 
 Durations are the rules' (RULES.md), multiplied by ``LUDO_TIME_SCALE`` (settings or
 environment, default 1) so tests can run a 20 s clock in a fraction of a second.
@@ -67,7 +68,7 @@ def sweep(*, batch: int = BATCH) -> int:
 
 def expire_turn(match_id: int) -> int:
     """Lock one due match (skipping it if another sweep holds it) and let the services act."""
-    from . import presence, services, services_presence
+    from . import services
     from .models import Match, Status
 
     with transaction.atomic():
@@ -78,14 +79,11 @@ def expire_turn(match_id: int) -> int:
         )
         if match is None:
             return 0  # another sweep has it, or the turn moved on since the query
-        state = match.state()
         try:
-            if state is not None and presence.store().is_away(match.pk, state.to_play):
-                services_presence.away_act(match_id=match.pk, corner=state.to_play)
-            else:
-                # The one service that decides: a bot's step, a lone move played, or a
-                # missed turn (auto-move, or forfeit after too many).
-                services.match_timeout(match_id=match.pk, turn_seq=match.turn_seq)
+            # The one service that decides: a bot's step (or the computer's, for a player
+            # away), a lone move played, or a missed turn (auto-move, or forfeit after too
+            # many).
+            services.match_timeout(match_id=match.pk, turn_seq=match.turn_seq)
         except ServiceError as e:
             # Nothing was written (the service rolled back its savepoint): a match that
             # ended or moved on in between. Logged so a stuck clock shows up.
@@ -116,11 +114,11 @@ class InProcessClock:
     def run(self) -> None:
         while not self.stopped.wait(self.every):
             try:
+                close_old_connections()
+                sweep()
                 from ranked.matchmaking import sweep_all  # the quick-match queues
 
                 sweep_all()
-                close_old_connections()
-                sweep()
             except Exception:  # noqa: BLE001 - a clock must keep ticking; the next sweep retries
                 log.exception("clock: sweep failed")
             finally:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import ipaddress
 import logging
 import threading
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -33,11 +33,6 @@ T = TypeVar("T")
 
 # Close codes in the 4000-4999 range left to applications.
 CLOSE_NOT_FOUND = 4404
-
-# Open sockets per (match id, user id) in this process: a second tab closing must not mark
-# the player as gone while the first is still open.
-_open: Counter[tuple[int, int]] = Counter()
-
 
 # Database work runs on a pool of threads, not channels' one shared thread: a service call
 # waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
@@ -99,6 +94,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.match_id = None
+        self.presence_at: dict[int, str] = {}  # corner -> time of the last presence news
         self.limit = RateLimit(*_rate())
         self.last_limited = -1.0
         user = self.scope.get("user")
@@ -120,8 +116,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.match_id = match_id
         if self.corner is not None and self.user is not None:
-            _open[(match_id, self.user.pk)] += 1
-            snapshot = await _arrive(match_id, self.user, self.corner, self.viewer_corner)
+            # Sockets are counted per player across tabs and processes (`games.presence`).
+            snapshot = await _arrive(
+                match_id, self.user, self.corner, self.viewer_corner, _socket_ip(self.scope)
+            )
         else:
             snapshot = await self._snapshot()
         await self.send_state(snapshot)
@@ -131,13 +129,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
         if self.corner is not None and self.user is not None:
-            key = (self.match_id, self.user.pk)
-            _open[key] -= 1
-            if _open[key] <= 0:
-                del _open[key]
-                await on_db_thread(presence.seat_disconnected)(
-                    match_id=self.match_id, user=self.user, corner=self.corner
-                )
+            # Marks the seat disconnected only when this was the player's last socket.
+            await on_db_thread(presence.seat_disconnected)(
+                match_id=self.match_id, user=self.user, ip=_socket_ip(self.scope)
+            )
 
     # ------------------------------------------------------------------ client -> server
 
@@ -178,37 +173,54 @@ class MatchConsumer(AsyncWebsocketConsumer):
         """A committed change (from `games.broadcast`): send it with this viewer's snapshot.
 
         Game events carry their ``seq``; one this socket's last snapshot already holds is not
-        sent again. Presence events (connected, disconnected, away) carry none: they change
-        the seats but not ``v``.
+        sent again. Presence events (connected, disconnected, away, back) carry none: they
+        change the seats (and an away seat's deadline) but not ``v``, so they are never a gap
+        or stale; each carries the seat's flags and its database time ``at``, so this socket
+        marks its last snapshot without a read and an older one arriving late is ignored.
         """
         v = int(event["v"])
         events = event.get("events", [])
-        fresh = [
-            e
-            for e in events
-            if int(e.get("seq", v + 1)) > self.sent_v
-            # Its own seat's presence is in the snapshot this socket was sent on connect.
-            and not ("seq" not in e and self.corner is not None and e.get("corner") == self.corner)
-        ]
-        if not fresh:
-            return
-        presence_only = all("seq" not in e for e in fresh)
-        if presence_only and self.last is not None and self.last["v"] >= v:
-            # Only who is connected changed: the last snapshot with the seats marked, no read.
-            snapshot = _with_presence(self.last, fresh)
-        else:
-            try:
-                snapshot = await self._snapshot(v=None if presence_only else v)
-            except Exception:  # noqa: BLE001 - a read failed: this socket catches up later
-                log.exception("match %s v%s: no snapshot for a socket", self.match_id, v)
+        presence_events = [e for e in events if "seq" not in e]
+        game = [e for e in events if "seq" in e and int(e["seq"]) > self.sent_v]
+        if presence_events:
+            # A snapshot this process read for a change before this news is out of date.
+            _forget_loaded(self.match_id)
+            presence_events = [e for e in presence_events if self._newer(e)]
+        if not game:
+            if not presence_events or self.last is None:
                 return
+            snapshot = _with_presence(self.last, presence_events, same_v=self.last["v"] >= v)
+            if snapshot == self.last:
+                return  # e.g. this socket's own arrival, already in its first snapshot
+            self.last = snapshot
+            news = [_presence_wire(e) for e in presence_events]
+            await self.send(frame("update", snapshot["v"], {"events": news, "state": snapshot}))
+            return
+        try:
+            snapshot = await self._snapshot(v=v)
+        except Exception:  # noqa: BLE001 - a read failed: this socket catches up later
+            log.exception("match %s v%s: no snapshot for a socket", self.match_id, v)
+            return
         if snapshot is None:
             return
+        if presence_events:
+            snapshot = _with_presence(snapshot, presence_events, same_v=True)
+        fresh = game + [_presence_wire(e) for e in presence_events]
         self.sent_v = max(self.sent_v, v)
         self.last = snapshot
         await self.send(
             frame("update", max(v, int(snapshot["v"])), {"events": fresh, "state": snapshot})
         )
+
+    def _newer(self, e: dict[str, Any]) -> bool:
+        """Whether presence event `e` is the latest this socket heard for its seat."""
+        at, corner = e.get("at"), e.get("corner")
+        if not isinstance(at, str) or not isinstance(corner, int):
+            return True
+        if self.presence_at.get(corner, "") > at:
+            return False
+        self.presence_at[corner] = at
+        return True
 
     async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
         if snapshot is None:
@@ -236,17 +248,41 @@ class MatchConsumer(AsyncWebsocketConsumer):
         )
 
 
-def _with_presence(snapshot: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
-    """`snapshot` with the seats' connection state that presence `events` report."""
+def _presence_wire(e: dict[str, Any]) -> dict[str, Any]:
+    """A presence event as clients get it: what happened to which seat (the seat's flags and
+    the deadline are in the snapshot sent with it)."""
+    return {"kind": e.get("kind"), "corner": e.get("corner")}
+
+
+def _with_presence(
+    snapshot: dict[str, Any], events: list[dict[str, Any]], *, same_v: bool
+) -> dict[str, Any]:
+    """`snapshot` with the seats' presence that `events` report; their deadline too when the
+    snapshot is of the match as it was when they were sent (`same_v`)."""
     seats = [dict(seat) for seat in snapshot["seats"]]
+    deadline = snapshot.get("deadline")
     for e in events:
         for seat in seats:
-            if seat["corner"] == e.get("corner"):
-                if e["kind"] in ("connected", "disconnected"):
-                    seat["connected"] = e["kind"] == "connected"
-                elif e["kind"] == "away":
-                    seat["away"] = True
-    return {**snapshot, "seats": seats}
+            if seat["corner"] != e.get("corner"):
+                continue
+            if "connected" in e:
+                seat["connected"] = bool(e["connected"])
+            elif e.get("kind") in ("connected", "disconnected"):
+                seat["connected"] = e["kind"] == "connected"
+            if "away" in e:
+                seat["away"] = bool(e["away"])
+        if same_v and "deadline" in e:
+            deadline = e["deadline"]
+    return {**snapshot, "seats": seats, "deadline": deadline}
+
+
+def _socket_ip(scope: dict[str, Any]) -> str | None:
+    """The address the socket came from (the server's view: no proxy header is trusted)."""
+    client = scope.get("client") or (None,)
+    try:
+        return str(ipaddress.ip_address(client[0]))
+    except ValueError:
+        return None
 
 
 def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
@@ -277,6 +313,12 @@ _changes: dict[tuple[int, int], asyncio.Future[Loaded | None]] = {}
 CHANGE_TTL = 5.0
 
 
+def _forget_loaded(match_id: int | None) -> None:
+    """Drop this process's shared reads of `match_id` (presence changed since)."""
+    for key in [k for k in _changes if k[0] == match_id]:
+        _changes.pop(key, None)
+
+
 async def _loaded(match_id: int, v: int | None) -> Loaded | None:
     if v is None:
         return await _load(match_id)
@@ -295,13 +337,13 @@ async def _loaded(match_id: int, v: int | None) -> Loaded | None:
 
 @on_db_thread
 def _arrive(
-    match_id: int, user: Any, corner: int, viewer_corner: int | None
+    match_id: int, user: Any, corner: int, viewer_corner: int | None, ip: str | None = None
 ) -> dict[str, Any] | None:
     """Mark the seat connected (grace over) and read the snapshot, in one trip to the
     database thread."""
     from .selectors import snapshot_for
 
-    presence.seat_connected(match_id=match_id, user=user, corner=corner)
+    presence.seat_connected(match_id=match_id, user=user, ip=ip)
     loaded = _load_now(match_id)
     if loaded is None:
         return None

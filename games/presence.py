@@ -1,126 +1,97 @@
 """Who is connected to a room, and the disconnect grace (RULES.md "disconnect").
 
-The seat's ``connected`` flag is stored by the services (`services.seat_set_connected`); the
-database stays the truth and every action re-checks it. What is kept here is only the grace
-timer and the "computer plays for them" mark, where the clock sweep can find them each second:
-a Redis sorted set (score: when the grace runs out) when Redis is configured, so that any
-worker may sweep it, else a dictionary in the one server process of the embedded default.
+The state is on the seat, written by the services only (`games.services`, "presence"):
+``connected``, ``disconnected_at`` (when the seat's last connection closed) and ``away`` (the
+computer plays the seat until the player is back). The clock sweep finds the graces that ran
+out with a database query (`sweep_grace`) and hands each to `services.seat_grace_expired`;
+the computer's steps for an away seat are the match's ordinary deadline (`games.change`), so
+the turn sweep plays them.
 
-- ``forfeit`` (classic, duel): after the grace the player forfeits.
-- ``computer`` (mensch online, 45 s) and ``bot`` (party, at once): after the grace the
-  computer plays that seat's turns, at a bot's pace, until the player is back.
+What is kept here is how many sockets each player has open in a room, so that a second tab
+closing does not start the grace while another is open: a Redis counter when Redis is
+configured (every server process shares it), else a dictionary in the one server process
+of the embedded default.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
-import time
+from collections import Counter
 from typing import Any, Protocol
 
 from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.db.models.functions import Now
 
 from .errors import ServiceError
 
+log = logging.getLogger(__name__)
 
-def _key(match_id: int, corner: int) -> str:
-    return f"{match_id}:{corner}"
-
-
-def _parse(member: str | bytes) -> tuple[int, int]:
-    text = member.decode() if isinstance(member, bytes) else member
-    match_id, corner = text.split(":")
-    return int(match_id), int(corner)
+# A socket's count outlives a crashed server process by this long at most (seconds).
+COUNT_TTL = 24 * 3600
 
 
 class Store(Protocol):
-    def start_grace(self, match_id: int, corner: int, seconds: float) -> None: ...
-    def back(self, match_id: int, corner: int) -> None: ...
-    def due(self, limit: int) -> list[tuple[int, int]]: ...
-    def drop_grace(self, match_id: int, corner: int) -> None: ...
-    def set_away(self, match_id: int, corner: int) -> None: ...
-    def is_away(self, match_id: int, corner: int) -> bool: ...
-    def away(self) -> list[tuple[int, int]]: ...
+    def opened(self, match_id: int, user_id: int) -> int: ...
+    def closed(self, match_id: int, user_id: int) -> int: ...
+    def count(self, match_id: int, user_id: int) -> int: ...
 
 
 class MemoryStore:
-    """One process's timers (the embedded default: the server sweeps its own clocks)."""
+    """One process's socket counts (the embedded default: one server process)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.grace: dict[str, float] = {}
-        self.away_seats: set[str] = set()
+        self.sockets: Counter[tuple[int, int]] = Counter()
 
-    def start_grace(self, match_id: int, corner: int, seconds: float) -> None:
+    def opened(self, match_id: int, user_id: int) -> int:
         with self.lock:
-            self.grace[_key(match_id, corner)] = time.monotonic() + seconds
+            self.sockets[(match_id, user_id)] += 1
+            return self.sockets[(match_id, user_id)]
 
-    def back(self, match_id: int, corner: int) -> None:
+    def closed(self, match_id: int, user_id: int) -> int:
         with self.lock:
-            self.grace.pop(_key(match_id, corner), None)
-            self.away_seats.discard(_key(match_id, corner))
+            key = (match_id, user_id)
+            self.sockets[key] -= 1
+            left = self.sockets[key]
+            if left <= 0:
+                del self.sockets[key]
+            return max(left, 0)
 
-    def due(self, limit: int) -> list[tuple[int, int]]:
-        now = time.monotonic()
+    def count(self, match_id: int, user_id: int) -> int:
         with self.lock:
-            keys = sorted((t, k) for k, t in self.grace.items() if t <= now)[:limit]
-        return [_parse(k) for _, k in keys]
-
-    def drop_grace(self, match_id: int, corner: int) -> None:
-        with self.lock:
-            self.grace.pop(_key(match_id, corner), None)
-
-    def set_away(self, match_id: int, corner: int) -> None:
-        with self.lock:
-            self.away_seats.add(_key(match_id, corner))
-
-    def is_away(self, match_id: int, corner: int) -> bool:
-        with self.lock:
-            return _key(match_id, corner) in self.away_seats
-
-    def away(self) -> list[tuple[int, int]]:
-        with self.lock:
-            return [_parse(k) for k in sorted(self.away_seats)]
+            return self.sockets.get((match_id, user_id), 0)
 
 
 class RedisStore:
-    """Timers every process shares; times from Redis' own clock so that hosts agree."""
+    """Socket counts every server process shares."""
 
     def __init__(self, url: str, namespace: str) -> None:
         import redis
 
         self.client: Any = redis.Redis.from_url(url, socket_timeout=10)
-        self.grace = f"ludo:{namespace}:grace"
-        self.away_seats = f"ludo:{namespace}:away"
+        self.prefix = f"ludo:{namespace}:sockets"
 
-    def _now(self) -> float:
-        seconds, micros = self.client.time()
-        return float(seconds) + micros / 1e6
+    def _key(self, match_id: int, user_id: int) -> str:
+        return f"{self.prefix}:{match_id}:{user_id}"
 
-    def start_grace(self, match_id: int, corner: int, seconds: float) -> None:
-        self.client.zadd(self.grace, {_key(match_id, corner): self._now() + seconds})
-
-    def back(self, match_id: int, corner: int) -> None:
+    def opened(self, match_id: int, user_id: int) -> int:
         pipe = self.client.pipeline()
-        pipe.zrem(self.grace, _key(match_id, corner))
-        pipe.srem(self.away_seats, _key(match_id, corner))
-        pipe.execute()
+        pipe.incr(self._key(match_id, user_id))
+        pipe.expire(self._key(match_id, user_id), COUNT_TTL)
+        return int(pipe.execute()[0])
 
-    def due(self, limit: int) -> list[tuple[int, int]]:
-        members = self.client.zrangebyscore(self.grace, "-inf", self._now(), start=0, num=limit)
-        return [_parse(m) for m in members]
+    def closed(self, match_id: int, user_id: int) -> int:
+        left = int(self.client.decr(self._key(match_id, user_id)))
+        if left <= 0:
+            self.client.delete(self._key(match_id, user_id))
+        return max(left, 0)
 
-    def drop_grace(self, match_id: int, corner: int) -> None:
-        self.client.zrem(self.grace, _key(match_id, corner))
-
-    def set_away(self, match_id: int, corner: int) -> None:
-        self.client.sadd(self.away_seats, _key(match_id, corner))
-
-    def is_away(self, match_id: int, corner: int) -> bool:
-        return bool(self.client.sismember(self.away_seats, _key(match_id, corner)))
-
-    def away(self) -> list[tuple[int, int]]:
-        return sorted(_parse(m) for m in self.client.smembers(self.away_seats))
+    def count(self, match_id: int, user_id: int) -> int:
+        return max(int(self.client.get(self._key(match_id, user_id)) or 0), 0)
 
 
 _store: Store | None = None
@@ -128,13 +99,13 @@ _store_lock = threading.Lock()
 
 
 def store() -> Store:
-    """The store for this configuration (made once per process)."""
+    """The socket counts for this configuration (made once per process)."""
     global _store
     with _store_lock:
         if _store is None:
             url = getattr(settings, "REDIS_URL", None)
             if url:
-                # Matches are numbered per database: keep two databases' timers apart.
+                # Matches are numbered per database: keep two databases' counts apart.
                 _store = RedisStore(url, str(settings.DATABASES["default"]["NAME"]))
             else:
                 _store = MemoryStore()
@@ -151,55 +122,91 @@ def reset_store(new: Store | None = None) -> None:
 # ---------------------------------------------------------------------------- connections
 
 
-def seat_connected(*, match_id: int, user: Any, corner: int) -> None:
-    """A seated player's socket opened: they are back in their seat."""
+def seat_connected(*, match_id: int, user: Any, ip: str | None = None) -> None:
+    """A seated player's socket opened: they are back in their seat (grace over, and a seat
+    the computer played is theirs again)."""
     from . import services
 
-    store().back(match_id, corner)
-    # A seat that is gone (the match ended) has nothing to mark.
+    store().opened(match_id, user.pk)
+    # A seat that is gone (the match was deleted) has nothing to mark.
     with contextlib.suppress(ServiceError):
-        services.seat_set_connected(match_id=match_id, user=user, connected=True)
+        services.seat_set_connected(match_id=match_id, user=user, connected=True, ip=ip)
 
 
-def seat_disconnected(*, match_id: int, user: Any, corner: int) -> None:
-    """A seated player's last socket closed: the grace starts, if the preset has one."""
+def seat_disconnected(*, match_id: int, user: Any, ip: str | None = None) -> None:
+    """A seated player's socket closed; if it was their last one in the room, the seat is
+    marked disconnected and its grace starts."""
     from . import services
-    from .clock import scaled
-    from .models import Match, Status
 
+    if store().closed(match_id, user.pk) > 0:
+        return
     try:
-        services.seat_set_connected(match_id=match_id, user=user, connected=False)
+        services.seat_set_connected(match_id=match_id, user=user, connected=False, ip=ip)
+        if store().count(match_id, user.pk) > 0:
+            # A socket opened while this one was being marked gone: connected after all.
+            services.seat_set_connected(match_id=match_id, user=user, connected=True, ip=ip)
     except ServiceError:
         return
-    match = Match.objects.filter(pk=match_id).only("ruleset", "options", "status", "mode").first()
-    if match is None or match.status not in (Status.WAITING, Status.ACTIVE):
-        return
-    rules = match.rules
-    if rules.on_disconnect == "none" or rules.disconnect_seconds is None or match.mode == "local":
-        return
-    store().start_grace(match_id, corner, scaled(rules.disconnect_seconds).total_seconds())
 
 
 # ---------------------------------------------------------------------------- the sweep
 
 
+def due_graces(*, batch: int) -> list[tuple[int, int]]:
+    """(match id, corner) of the seats whose grace ran out, by the database clock: for each
+    preset with a grace, a seat of an active online match whose last connection closed the
+    preset's grace ago (counted from the start at the earliest), not yet away or out."""
+    from games.engine import RULESETS
+
+    from .clock import scaled
+    from .models import Mode, Seat, Status
+
+    due: list[tuple[int, int]] = []
+    for name, rules in RULESETS.items():
+        if rules.on_disconnect == "none" or rules.disconnect_seconds is None:
+            continue
+        cutoff = Now() - scaled(rules.disconnect_seconds)
+        due += list(
+            Seat.objects.filter(
+                match__status=Status.ACTIVE,
+                match__ruleset=name,
+                match__started_at__lte=cutoff,
+                disconnected_at__lte=cutoff,
+                connected=False,
+                away=False,
+                left=False,
+            )
+            .filter(Q(bot__isnull=True) | Q(bot=""))
+            .exclude(match__mode=Mode.LOCAL)
+            .order_by("disconnected_at")
+            .values_list("match_id", "corner")[: batch - len(due)]
+        )
+        if len(due) >= batch:
+            break
+    return due
+
+
 def sweep_grace(*, batch: int) -> int:
-    """Act on every grace that ran out, then let the computer step for seats marked away."""
-    from . import services_presence
+    """Act on every grace that ran out; returns how many seats were acted on."""
+    from . import services
+    from .models import Match, Status
 
     acted = 0
-    keeper = store()
-    for match_id, corner in keeper.due(batch):
-        outcome = services_presence.grace_expired(match_id=match_id, corner=corner)
-        keeper.drop_grace(match_id, corner)
-        if outcome == "away":
-            keeper.set_away(match_id, corner)
+    for match_id, corner in due_graces(batch=batch):
+        with transaction.atomic():
+            # Like the turn sweep: a match another sweep holds is left to it.
+            locked = list(
+                Match.objects.select_for_update(skip_locked=True)
+                .filter(pk=match_id, status=Status.ACTIVE)
+                .values_list("pk", flat=True)
+            )
+            if not locked:
+                continue
+            try:
+                outcome = services.seat_grace_expired(match_id=match_id, corner=corner)
+            except ServiceError as e:
+                log.info("presence: match %s corner %s: %s", match_id, corner, e)
+                continue
         if outcome is not None:
-            acted += 1
-    for match_id, corner in keeper.away()[:batch]:
-        outcome = services_presence.away_act(match_id=match_id, corner=corner)
-        if outcome == "gone":
-            keeper.back(match_id, corner)  # forget it: the match ended or the seat left
-        elif outcome == "acted":
             acted += 1
     return acted

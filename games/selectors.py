@@ -110,6 +110,8 @@ def snapshot_for(
                 "label": BOT_LABEL if seat is not None and seat.bot else None,
                 "you": viewer is not None and corner == viewer,
                 "connected": bool(seat and seat.connected),
+                # The computer plays this player's seat until they are back (mensch, party).
+                "away": bool(seat and seat.away),
                 "missed_turns": seat.missed_turns if seat is not None else 0,
                 "place": seat.place if seat is not None else None,
                 "left": bool(seat and seat.left),

@@ -831,10 +831,12 @@ def match_resign(
 # deadline, so that a socket can mark its last snapshot without a read.
 
 
-def _presence_event(kind: str, seat: Seat, match: Match) -> dict[str, Any]:
+def _presence_event(kind: str, seat: Seat, change: _Change) -> dict[str, Any]:
+    match = change.match
     return {
         "kind": kind,
         "corner": seat.corner,
+        "at": change.now.isoformat(timespec="microseconds"),
         "connected": seat.connected,
         "away": seat.away,
         "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
@@ -852,11 +854,13 @@ def _seat_back(change: _Change, seat: Seat) -> None:
     change.seat_update(seat, away=False)
 
 
-def seat_set_connected(*, match_id: int, user: Any, connected: bool) -> None:
+def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | None = None) -> None:
     """Record whether the user's seats have a live connection. Connecting clears the grace
     and gives an away seat back to its player; the last connection closing starts the grace
     (`seat_grace_expired` decides, when the clock sweep finds it ran out). The caller counts
-    the user's sockets: this is called for the first one opening and the last one closing."""
+    the user's sockets: this is called for the first one opening and the last one closing.
+    A seat's change is audited (``seat.connected``, ``seat.disconnected``, with ``ip``, the
+    socket's address) for dispute timelines; a second tab opening changes nothing."""
     with transaction.atomic():
         match = _lock(match_id)
         change = _begin(match)
@@ -885,7 +889,15 @@ def seat_set_connected(*, match_id: int, user: Any, connected: bool) -> None:
                 names = change.seats_changed.get(seat.pk)
                 if names:
                     seat.save(update_fields=sorted(names))
-        _presence_broadcast(match, [_presence_event(kind, s, match) for kind, s in events])
+        for kind, seat in events:
+            audit.record(
+                action="seat.disconnected" if kind == "disconnected" else "seat.connected",
+                actor=user,
+                ip=ip,
+                obj=match,
+                extra={"corner": seat.corner},
+            )
+        _presence_broadcast(match, [_presence_event(kind, s, change) for kind, s in events])
 
 
 def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
@@ -936,7 +948,7 @@ def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
         # bot's pace (`match_timeout`) until the player connects again or acts.
         change.seat_update(seat, away=True)
         _save(change)
-        _presence_broadcast(match, [_presence_event("away", seat, match)])
+        _presence_broadcast(match, [_presence_event("away", seat, change)])
         return "away"
 
 

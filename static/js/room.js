@@ -75,6 +75,12 @@ function words(e) {
       return `${who} ran out of time`;
     case "leave":
       return `${who} left the match (${e.reason})`;
+    case "bot_took_seat":
+      return `${who} left: a bot plays the seat`;
+    case "away":
+      return `${who} is away: the computer plays until they are back`;
+    case "back":
+      return `${who} is back`;
     case "undone":
       return `Undo: back to ${seatName(e.corner)}'s turn (the rolls and moves since are taken back)`;
     case "ended":
@@ -317,10 +323,12 @@ function renderSeats() {
     name.className = "seat-name";
     name.textContent = s.taken ? s.name || Name(s.corner) : `${Name(s.corner)}: empty seat`;
     li.appendChild(name);
-    if (s.bot) {
+    if (s.bot || s.away) {
+      // An away seat is a person's the computer plays until they are back: labelled too.
       const tag = document.createElement("span");
       tag.className = "bot-tag";
       tag.textContent = s.label || "BOT";
+      if (s.away && !s.bot) tag.title = `a bot is playing for ${s.name || Name(s.corner)}`;
       li.appendChild(tag);
     }
     if (s.you && cfg.mode !== "local") {
@@ -334,9 +342,18 @@ function renderSeats() {
     const bits = [];
     if (s.place) bits.push(`place ${s.place}`);
     if (s.left) bits.push("out");
+    if (s.away && !s.bot && !s.left) bits.push(`bot playing for ${s.you && cfg.mode !== "local" ? "you" : s.name || Name(s.corner)}`);
     if (s.missed_turns) bits.push(`${s.missed_turns} missed`);
     info.textContent = bits.join(", ");
     li.appendChild(info);
+    if (s.you && s.away && !s.left && snap.status === "active" && cfg.mode !== "local") {
+      // Coming back is connecting again: the server gives the seat back to a new connection.
+      const back = document.createElement("button");
+      back.type = "button";
+      back.textContent = "Take my seat back";
+      back.addEventListener("click", () => socket && socket.close());
+      li.appendChild(back);
+    }
     if (s.taken && !s.bot && snap.mode !== "local") {
       const dot = document.createElement("span");
       dot.className = `conn ${s.connected ? "on" : "off"}`;
@@ -359,10 +376,11 @@ function renderTurn(mine, moves) {
   else {
     const who = seatName(snap.to_play);
     const seat = seatOf(snap.to_play);
-    if (mine && snap.phase === "roll") text = `${cfg.mine.length > 1 ? `${who}'s` : "Your"} turn: roll the die.`;
+    if (mine && seat && seat.away) text = "A bot is playing your seat: take it back in the list of seats.";
+    else if (mine && snap.phase === "roll") text = `${cfg.mine.length > 1 ? `${who}'s` : "Your"} turn: roll the die.`;
     else if (mine && moves.length === 1) text = `Only one move: ${moveWords(moves[0]).toLowerCase()}. It plays by itself in a moment.`;
     else if (mine) text = `${cfg.mine.length > 1 ? `${who}: p` : "P"}ick a pawn to move ${snap.die} squares.`;
-    else if (seat && seat.bot) text = `${who} (computer) is playing.`;
+    else if (seat && (seat.bot || seat.away)) text = `${who} (computer) is playing.`;
     else text = `${who} to ${snap.phase === "move" ? "move" : "roll"}.`;
   }
   $("turn").textContent = text;
@@ -376,7 +394,7 @@ function tickClock() {
   // The turn clock runs for people in online rooms; a bot's or an auto-move's deadline is
   // the server's pause, not a clock anyone races.
   const seat = seatOf(snap.to_play);
-  const clocked = !["practice", "local"].includes(snap.mode || cfg.mode) && seat && !seat.bot;
+  const clocked = !["practice", "local"].includes(snap.mode || cfg.mode) && seat && !seat.bot && !seat.away;
   if (!snap.deadline || snap.status !== "active" || !clocked) {
     if (clock) clock.remove();
     return;
@@ -500,10 +518,12 @@ for (const b of document.querySelectorAll("[data-copy]")) {
 document.addEventListener("keydown", (evt) => {
   if (evt.ctrlKey || evt.metaKey || evt.altKey) return;
   const tag = (evt.target.tagName || "").toLowerCase();
-  if (tag === "input" || tag === "select" || tag === "textarea") return;
+  // Typing goes to text fields; a ticked box (a bonus, the Shield) leaves the keys to the game.
+  const box = tag === "input" && ["checkbox", "radio"].includes(evt.target.type);
+  if ((tag === "input" && !box) || tag === "select" || tag === "textarea") return;
   const key = evt.key.toLowerCase();
   if (key === " " || key === "r") {
-    if (key === " " && tag === "button") return; // Space presses the focused button
+    if (key === " " && (tag === "button" || box)) return; // Space presses the focused control
     if (canRoll()) {
       evt.preventDefault();
       sendRoll();

@@ -13,7 +13,7 @@ import pytest
 from django.db import connection, transaction
 
 from accounts.models import User
-from games import clock, presence, services, tasks
+from games import clock, services, tasks
 from games.models import Match, MatchEvent, Roll, Seat, Status
 from ludo_site.celery import app as celery_app
 
@@ -141,76 +141,7 @@ def test_celery_task_and_beat_schedule(players: tuple[User, User]) -> None:
     assert entry["schedule"] == 1.0
 
 
-# ---------------------------------------------------------------------------- disconnect grace
-
-
-def disconnect(match: Match, user: User, corner: int) -> None:
-    services.seat_set_connected(match_id=match.pk, user=user, connected=True)
-    presence.seat_disconnected(match_id=match.pk, user=user, corner=corner)
-
-
-def test_classic_grace_then_forfeit(players: tuple[User, User], settings: Any) -> None:
-    settings.LUDO_TIME_SCALE = 1  # turn clocks off the table: 20 s
-    ann, ben = players
-    match = two_player(ann, ben)
-    disconnect(match, ben, 2)
-    assert clock.sweep() == 0  # 60 s of grace
-    settings.LUDO_TIME_SCALE = SCALE
-    presence.seat_disconnected(match_id=match.pk, user=ben, corner=2)  # grace now 60 ms
-    assert tick(0.08) == 1
-    match.refresh_from_db()
-    assert match.status == Status.FINISHED
-    leave = MatchEvent.objects.get(match=match, kind="leave")
-    assert leave.data == {"corner": 2, "reason": "disconnected", "forfeit": True}
-
-
-def test_back_inside_the_grace_keeps_the_seat(players: tuple[User, User], settings: Any) -> None:
-    settings.LUDO_TIME_SCALE = 1
-    ann, ben = players
-    match = two_player(ann, ben)
-    settings.LUDO_TIME_SCALE = 0.002  # grace 120 ms, turn 40 ms: keep ann acting
-    disconnect(match, ben, 2)
-    presence.seat_connected(match_id=match.pk, user=ben, corner=2)
-    time.sleep(0.15)
-    clock.sweep()
-    assert not MatchEvent.objects.filter(match=match, kind="leave").exists()
-    assert Seat.objects.get(match=match, corner=2).connected
-
-
-def test_mensch_computer_plays_until_they_are_back(
-    players: tuple[User, User], settings: Any
-) -> None:
-    ann, ben = players
-    settings.LUDO_TIME_SCALE = 1
-    match = two_player(ann, ben, "mensch")
-    disconnect(match, ann, 0)  # ann is to play
-    settings.LUDO_TIME_SCALE = SCALE
-    presence.seat_disconnected(match_id=match.pk, user=ann, corner=0)  # 45 ms
-    time.sleep(0.06)
-    assert clock.sweep() >= 1
-    assert presence.store().is_away(match.pk, 0)
-    for _ in range(5):
-        tick(0.02)
-    rolls = Roll.objects.filter(match=match, corner=0)
-    assert rolls.exists() and set(rolls.values_list("by", flat=True)) == {"bot"}
-    assert Seat.objects.get(match=match, corner=0).missed_turns == 0
-    assert not MatchEvent.objects.filter(match=match, kind="leave").exists()
-    presence.seat_connected(match_id=match.pk, user=ann, corner=0)
-    assert not presence.store().is_away(match.pk, 0)
-
-
-def test_party_bot_plays_at_once_for_a_disconnected_player(
-    players: tuple[User, User], settings: Any
-) -> None:
-    ann, ben = players
-    settings.LUDO_TIME_SCALE = 1
-    match = two_player(ann, ben, "party")
-    disconnect(match, ann, 0)
-    time.sleep(0.02)
-    clock.sweep()
-    assert presence.store().is_away(match.pk, 0)
-    tick(0.02)
-    assert Roll.objects.filter(match=match, corner=0, by="bot").exists()
+# Disconnect grace and away seats: tests/realtime/test_presence.py.
 
 
 # ---------------------------------------------------------------------------- concurrency
