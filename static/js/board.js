@@ -125,7 +125,7 @@ function star(parent, [x, y], r) {
   return el("polygon", { points: pts.join(" "), class: "star" }, parent);
 }
 
-const BONUS_LABEL = { double: "×2", control: "⚄", shield: "⛨", plus: "+1" };
+const BONUS_LABEL = { double: "×2", control: "⚄", plus: "+1" };
 const BONUS_NAME = { double: "Double roll", control: "Dice control", shield: "Shield", plus: "+1 extra roll" };
 
 /** Draws the board into `svg` and keeps its pawns in step with each snapshot. */
@@ -199,8 +199,13 @@ export class Board {
       if (bonus[s]) {
         const b = el("g", { class: `bonus bonus-${bonus[s]}` }, g);
         el("rect", { x: cx - 0.42, y: cy - 0.42, width: 0.84, height: 0.84, rx: 0.15 }, b);
-        const t = el("text", { x: cx, y: cy + 0.14, "text-anchor": "middle" }, b);
-        t.textContent = BONUS_LABEL[bonus[s]] || "?";
+        if (bonus[s] === "shield") {
+          // Drawn, not a character: few fonts have U+26E8, and a missing glyph shows a box.
+          el("path", { d: `M${cx} ${cy - 0.3}l.25 .1v.14c0 .17-.1 .29-.25 .36c-.15-.07-.25-.19-.25-.36v-.14z` }, b);
+        } else {
+          const t = el("text", { x: cx, y: cy + 0.14, "text-anchor": "middle" }, b);
+          t.textContent = BONUS_LABEL[bonus[s]] || "?";
+        }
         el("title", {}, b).textContent = BONUS_NAME[bonus[s]] || bonus[s];
       }
     }

@@ -4,6 +4,8 @@ roll. Screenshots at phone and desktop sizes (artefacts/screenshots/)."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
@@ -90,3 +92,69 @@ def test_a_local_game_with_an_undo(site: str, people: Any) -> None:
     expect(page.locator("#proof-result")).to_contain_text("rolls match the seed")
     expect(page.locator("#all-steps")).to_contain_text("Undo: back to Red")
     shoot(page, "replay-with-undo")
+
+
+def test_shield_chosen_after_the_roll_goes_with_the_move(site: str, people: Any) -> None:
+    """Power: with a Shield in stock and no bonus used on the roll, the room offers "Shield
+    the pawn I move"; ticked, the move frame carries ``shield``. The socket is played by
+    the test (Playwright's WebSocket routing), standing in for a server position where the
+    player holds a Shield; the services' side is tested in tests/realtime."""
+    from games.engine import new_game, roll, rules_from_name
+    from games.selectors import _legal
+
+    page = people(PHONE).page()
+    page.goto(site + "/play/local/")  # a guest session, with a local game of its own
+    page.click("button[type=submit]")
+    expect(page.locator("#roll")).to_be_visible()
+    csrf = page.request.get(f"{site}/api/session").json()["csrf"]
+    made = page.request.post(
+        f"{site}/api/matches",
+        data={"ruleset": "party", "players": 2, "mode": "local", "options": ["power"]},
+        headers={"X-CSRFToken": csrf, "Referer": site + "/"},
+    )
+    assert made.status == 201, made.text()
+    code = made.json()["code"]
+    snap = page.request.get(f"{site}/api/matches/{code}").json()
+    red = snap["seats"][0]["corner"]
+    state, _ = roll(new_game(rules_from_name("party+power"), 2, first=red), 6)
+    v = snap["v"] + 1
+    position = {
+        **snap,
+        "v": v,
+        "to_play": red,
+        "phase": "move",
+        "die": 6,
+        "face": 6,
+        "legal": [_legal(m) for m in state.legal],
+        "stock": [0, 0, 1],
+        "bonus": "",
+    }
+    sent: list[dict[str, Any]] = []
+    sockets: list[Any] = []
+
+    def server(ws: Any) -> None:
+        sockets.append(ws)
+        ws.on_message(lambda m: sent.append(json.loads(m)))
+        ws.send(json.dumps({"t": "state", "v": v, "d": position}))
+
+    page.route_web_socket(re.compile(r"/ws/match/"), server)
+    page.goto(f"{site}/r/{code}/")
+    box = page.locator("#shield-box")
+    expect(box).to_be_visible()
+    expect(box).to_contain_text("Shield the pawn I move (1)")
+    expect(page.locator("#bonuses")).to_be_hidden()
+    page.check("#shield-move")
+    shoot(page, "room-shield-after-roll")
+    page.keyboard.press("1")
+    for _ in range(60):
+        if sent:
+            break
+        page.wait_for_timeout(50)
+    assert sent, "no move frame was sent"
+    assert sent[-1]["t"] == "move" and sent[-1]["v"] == v
+    assert sent[-1]["d"] == {"pawn": 0, "shield": True}
+    # A roll that used Double roll or Dice control has its bonus: no Shield on offer then.
+    used = {**position, "v": v + 1, "bonus": "double", "die": 12}
+    sockets[0].send(json.dumps({"t": "state", "v": v + 1, "d": used}))
+    expect(box).to_be_hidden()
+    expect(page.locator("#legal button")).to_have_count(4)
