@@ -43,7 +43,7 @@ class SettleForm(forms.Form):
             ("reject", "Reject: the result stands"),
         ],
         widget=forms.RadioSelect,
-        label="Decision",
+        label="Outcome",
     )
     reason = forms.CharField(
         label="Reason (the player reads it)",

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
+
 from audit.chain import problem
 from audit.models import GENESIS, AuditEntry
 from games import dice
@@ -16,6 +18,8 @@ from games.replay import ENGINE_KINDS
 from games.verify import verify_match
 
 from .models import Dispute
+
+User = get_user_model()
 
 RECENT_ROLLS = 1000  # the player's last rolls, over every match
 
@@ -144,6 +148,8 @@ def audit_entries(match: Match, disputes: list[Dispute]) -> list[dict[str, Any]]
         )
     )
     entries.sort(key=lambda e: e.pk)
+    ids = {e.actor_id for e in entries if e.actor_id is not None}
+    names = dict(User.objects.filter(pk__in=ids).values_list("pk", "username"))
     out = []
     for entry in entries:
         before = (
@@ -153,7 +159,8 @@ def audit_entries(match: Match, disputes: list[Dispute]) -> list[dict[str, Any]]
             .first()
         )
         prev_id, prev_hash = before if before else (None, GENESIS)
-        out.append({"entry": entry, "problem": problem(entry, prev_hash, prev_id)})
+        actor = "server" if entry.actor_id is None else names.get(entry.actor_id, entry.actor_id)
+        out.append({"entry": entry, "actor": actor, "problem": problem(entry, prev_hash, prev_id)})
     return out
 
 

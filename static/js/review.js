@@ -6,7 +6,8 @@ function goToTurn() {
   const doc = frame.contentDocument;
   if (!doc) return;
   const title = doc.querySelector(".replay-title");
-  if (title) title.scrollIntoView({ block: "start" });
+  // Scroll the frame only (scrollIntoView would scroll this page too).
+  if (title) frame.contentWindow.scrollTo(0, title.getBoundingClientRect().top + frame.contentWindow.scrollY - 8);
   const turn = frame.dataset.turn;
   const jump = doc.getElementById("jump");
   if (!turn || !jump) return;

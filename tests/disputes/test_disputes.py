@@ -14,10 +14,12 @@ from django.urls import reverse
 
 from accounts.models import User
 from audit import chain
+from audit import services as audit
 from audit.models import AuditEntry
 from disputes import review, services
 from disputes.models import Dispute, DisputeStatus
 from disputes.services import DisputeError
+from games import services as games
 from games.models import Match, Seat, Status
 from ranked.models import Rating
 from tests.ranked.test_ratings import expected, finish, ranked_match
@@ -331,3 +333,36 @@ def test_recent_rolls_are_the_players_own_latest(make_user: Make) -> None:
     )
     assert review.recent_faces(a) == mine
     assert review.recent_faces(a, limit=3) == mine[:3]
+
+
+def test_the_timeline_has_timeouts_disconnects_and_reconnects(
+    make_user: Make, moderator: User, settings: Any
+) -> None:
+    settings.LUDO_TIME_SCALE = 0.0  # deadlines fall due at once
+    a, b = make_user(), make_user()
+    match = ranked_match("classic", [a, b])
+    corner_a = Seat.objects.get(match=match, user=a).corner
+    audit.record(
+        action="seat.disconnected", actor=a, ip="192.0.2.44", obj=match, extra={"corner": corner_a}
+    )
+    audit.record(
+        action="seat.connected", actor=a, ip="192.0.2.45", obj=match, extra={"corner": corner_a}
+    )
+    match.refresh_from_db()
+    games.match_timeout(match_id=match.pk, turn_seq=match.turn_seq)
+    match = finish(match, [a, b])
+    dispute = open_one(match, b, reason="timer")
+    data = review.review(dispute)
+    flags = [(m.flag, m.what, m.ip) for m in data["timeline"]]
+    assert ("disconnect", "disconnected", "192.0.2.44") in flags
+    assert ("reconnect", "connected", "192.0.2.45") in flags
+    assert any(f == "timeout" and "timed out" in w for f, w, _ in flags)
+    times = [m.at for m in data["timeline"]]
+    assert times == sorted(times)
+    seat_a = next(s for s in data["seats"] if s["seat"].user_id == a.pk)
+    assert {"192.0.2.44", "192.0.2.45"} <= set(seat_a["ips"])
+    page = client_for(moderator).get(reverse("disputes:review", args=[dispute.pk]))
+    assert "192.0.2.44" in page.content.decode()
+    # Addresses are for staff only: the player's own dispute page never shows them.
+    mine = client_for(b).get(reverse("disputes:detail", args=[dispute.pk])).content.decode()
+    assert "192.0.2.4" not in mine
