@@ -66,3 +66,13 @@ def colour(corner: Any, colours: dict[int, str]) -> str:
     if corner is None:
         return ""
     return colours.get(int(corner), str(corner))
+
+
+@register.inclusion_tag("disputes/_profile.html", takes_context=True)
+def player_disputes(context: dict[str, Any], player: Any) -> dict[str, Any]:
+    """On a profile: the player's own latest disputes and decisions, for the player alone."""
+    user = context.get("user")
+    if user is None or not user.is_authenticated or user.pk != player.pk:
+        return {"disputes": []}
+    rows = Dispute.objects.filter(player=player).select_related("match")
+    return {"disputes": list(rows.order_by("-opened_at", "-id")[:5]), "total": rows.count()}

@@ -125,6 +125,9 @@ def test_a_player_cannot_read_another_players_dispute(make_user: Make, moderator
         assert (
             "private words" not in client_for(other).get(reverse("disputes:mine")).content.decode()
         )
+    profile = reverse("profile", args=[b.username])
+    assert "Your disputes" not in client_for(a).get(profile).content.decode()
+    assert "Your disputes" in client_for(b).get(profile).content.decode()
     assert client_for(moderator).get(url)["Location"] == reverse(
         "disputes:review", args=[dispute.pk]
     )
