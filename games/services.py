@@ -848,6 +848,22 @@ def _presence_broadcast(match: Match, events: list[dict[str, Any]]) -> None:
         transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
 
 
+def _presence_save(change: _Change, who_plays: list[Seat]) -> None:
+    """Save the seats' presence. When the seat to play in an active match changes hands
+    (`who_plays`: the computer takes it or gives it back), the whole change is saved, which
+    deals its deadline again (a bot's pause, or the player's own clock); otherwise the
+    deadline of whoever is playing stays as it was."""
+    state, match = change.state, change.match
+    playing = match.status == Status.ACTIVE and state is not None and state.phase != "over"
+    if playing and state is not None and any(s.corner == state.to_play for s in who_plays):
+        _save(change)
+        return
+    for seat in change.seats:
+        names = change.seats_changed.get(seat.pk)
+        if names:
+            seat.save(update_fields=sorted(names))
+
+
 def _seat_back(change: _Change, seat: Seat) -> None:
     """The player is back in a seat the computer played for them: clear the mark (the
     caller saves the change, which deals the human's clock again)."""
@@ -882,13 +898,7 @@ def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | N
                 kind = "disconnected"
                 change.seat_update(seat, connected=False, disconnected_at=change.now)
             events.append((kind, seat))
-        if back and match.status == Status.ACTIVE:
-            _save(change)  # the computer stops: the player's own clock again
-        else:
-            for seat in seats:
-                names = change.seats_changed.get(seat.pk)
-                if names:
-                    seat.save(update_fields=sorted(names))
+        _presence_save(change, seats if back else [])
         for kind, seat in events:
             audit.record(
                 action="seat.disconnected" if kind == "disconnected" else "seat.connected",
@@ -947,7 +957,7 @@ def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
         # "computer" (mensch) and "bot" (party): the computer plays the seat's turns at a
         # bot's pace (`match_timeout`) until the player connects again or acts.
         change.seat_update(seat, away=True)
-        _save(change)
+        _presence_save(change, [seat])
         _presence_broadcast(match, [_presence_event("away", seat, change)])
         return "away"
 

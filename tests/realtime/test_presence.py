@@ -143,6 +143,12 @@ def test_two_tabs_the_grace_starts_when_the_last_closes(
     assert run_out(settings) == 0
     go(match, ben)
     assert not seat(match, 2).connected
+    # Each change of the seat is in the audit log, for dispute timelines; tabs are not.
+    audited = AuditEntry.objects.filter(action__startswith="seat.", actor=ben).order_by("id")
+    assert [(e.action, e.extra_data) for e in audited] == [
+        ("seat.connected", {"corner": 2}),
+        ("seat.disconnected", {"corner": 2}),
+    ]
     assert run_out(settings) == 1
 
 
@@ -200,6 +206,24 @@ def test_mensch_the_computer_plays_until_they_are_back(
     lone = state.phase == "move" and len(state.legal) == 1
     if state.to_play == 0 and not lone:  # her own clock again, not the computer's pause
         assert match.turn_deadline > timezone.now() + timedelta(seconds=10)
+
+
+def test_away_of_a_seat_not_to_play_leaves_the_clock_alone(
+    players: tuple[User, User], settings: Any
+) -> None:
+    ann, ben = players
+    match = two_player(ann, ben, "mensch")  # ann to play
+    deadline = match.turn_deadline
+    arrive(match, ben)
+    go(match, ben)
+    assert run_out(settings, 0.06) == 1
+    assert seat(match, 2).away
+    match.refresh_from_db()
+    assert match.turn_deadline == deadline  # ann's 20 s are not dealt again
+    settings.LUDO_TIME_SCALE = 1
+    arrive(match, ben)
+    match.refresh_from_db()
+    assert not seat(match, 2).away and match.turn_deadline == deadline
 
 
 def test_party_the_bot_plays_at_once_for_a_disconnected_player(
