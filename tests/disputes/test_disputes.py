@@ -369,3 +369,43 @@ def test_the_timeline_has_timeouts_disconnects_and_reconnects(
     # Addresses are for staff only: the player's own dispute page never shows them.
     mine = client_for(b).get(reverse("disputes:detail", args=[dispute.pk])).content.decode()
     assert "192.0.2.4" not in mine
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_moderators_settling_at_once_settle_it_once(make_user: Make, moderator: User) -> None:
+    """The row lock: two settlements racing, one wins and the other is refused (PostgreSQL;
+    SQLite serialises writers by itself)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's; SQLite runs one writer at a time")
+    import threading
+
+    from django.db import connections
+
+    a, b = make_user(), make_user()
+    match = finish(ranked_match("duel", [a, b]), [a, b])
+    dispute = open_one(match, b)
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def settle(uphold: bool) -> None:
+        try:
+            barrier.wait()
+            services.dispute_settle(
+                dispute_id=dispute.pk, moderator=moderator, uphold=uphold, reason="race"
+            )
+            outcomes.append("settled")
+        except DisputeError as e:
+            outcomes.append(e.code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=settle, args=(flag,)) for flag in (True, False)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["already_settled", "settled"]
+    assert AuditEntry.objects.filter(action="dispute.settled").count() == 1
+    assert chain.verify() is None
