@@ -985,9 +985,10 @@ def _hand_to_bot(change: _Change, seat: Seat, actor: Any, ip: str | None) -> Non
 
 
 def _bot_takes_over(match: Match) -> bool:
-    """Whether leaving hands the seat to a bot: party rules, in a room that may seat bots
-    (never ranked; local play, one device, keeps the plain resign)."""
-    return match.rules.on_disconnect == "bot" and match.mode in (Mode.FRIENDLY, Mode.PRACTICE)
+    """Whether leaving hands the seat to a bot: party rules in a friendly room. Ranked rooms
+    never seat a bot (leaving is a forfeit there); practice (a person against bots) and local
+    play (one device) keep the plain resign, which ends the game for the one who asked."""
+    return match.rules.on_disconnect == "bot" and match.mode == Mode.FRIENDLY
 
 
 # ---------------------------------------------------------------------------- voiding

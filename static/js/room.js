@@ -116,7 +116,9 @@ function seatOf(corner) {
 function myTurn() {
   if (snap.status !== "active" || snap.to_play === null || snap.to_play === undefined) return false;
   const seat = seatOf(snap.to_play);
-  if (!seat || seat.bot) return false;
+  // A seat the computer plays while its player is away is not theirs to act in until they
+  // take it back (by connecting again: the "Take my seat back" button).
+  if (!seat || seat.bot || seat.away) return false;
   return cfg.mine.includes(snap.to_play);
 }
 
@@ -301,7 +303,8 @@ function render() {
   $("sixes").textContent = String(snap.sixes || 0);
   const over = snap.status === "finished" || snap.status === "aborted" || snap.status === "void";
   $("replay-link").hidden = snap.status !== "finished";
-  $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length;
+  const handed = (snap.seats || []).some((s) => s.you && s.away);
+  $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length || handed;
   if ($("undo")) $("undo").hidden = !canUndo();
   renderShield(mine ? moves : []);
   lone = moves.length === 1 && mine ? moves[0] : null;
@@ -342,18 +345,10 @@ function renderSeats() {
     const bits = [];
     if (s.place) bits.push(`place ${s.place}`);
     if (s.left) bits.push("out");
-    if (s.away && !s.bot && !s.left) bits.push(`bot playing for ${s.you && cfg.mode !== "local" ? "you" : s.name || Name(s.corner)}`);
+    if (s.away && !s.bot && !s.left && !s.you) bits.push(`bot playing for ${s.name || Name(s.corner)}`);
     if (s.missed_turns) bits.push(`${s.missed_turns} missed`);
     info.textContent = bits.join(", ");
     li.appendChild(info);
-    if (s.you && s.away && !s.left && snap.status === "active" && cfg.mode !== "local") {
-      // Coming back is connecting again: the server gives the seat back to a new connection.
-      const back = document.createElement("button");
-      back.type = "button";
-      back.textContent = "Take my seat back";
-      back.addEventListener("click", () => socket && socket.close());
-      li.appendChild(back);
-    }
     if (s.taken && !s.bot && snap.mode !== "local") {
       const dot = document.createElement("span");
       dot.className = `conn ${s.connected ? "on" : "off"}`;
@@ -363,6 +358,21 @@ function renderSeats() {
       li.appendChild(dot);
     }
     list.appendChild(li);
+    if (s.you && s.away && !s.left && snap.status === "active" && cfg.mode !== "local") {
+      // Coming back is connecting again: the server gives the seat back to a new connection.
+      const row = document.createElement("li");
+      row.className = "seat";
+      const note = document.createElement("span");
+      note.className = "seat-info";
+      note.textContent = "A bot is playing your seat.";
+      const back = document.createElement("button");
+      back.type = "button";
+      back.className = "btn subtle";
+      back.textContent = "Take my seat back";
+      back.addEventListener("click", () => socket && socket.close());
+      row.append(note, back);
+      list.appendChild(row);
+    }
   }
 }
 
@@ -376,7 +386,7 @@ function renderTurn(mine, moves) {
   else {
     const who = seatName(snap.to_play);
     const seat = seatOf(snap.to_play);
-    if (mine && seat && seat.away) text = "A bot is playing your seat: take it back in the list of seats.";
+    if (seat && seat.away && seat.you) text = "A bot is playing your turn: take your seat back in the list of players.";
     else if (mine && snap.phase === "roll") text = `${cfg.mine.length > 1 ? `${who}'s` : "Your"} turn: roll the die.`;
     else if (mine && moves.length === 1) text = `Only one move: ${moveWords(moves[0]).toLowerCase()}. It plays by itself in a moment.`;
     else if (mine) text = `${cfg.mine.length > 1 ? `${who}: p` : "P"}ick a pawn to move ${snap.die} squares.`;
@@ -501,7 +511,8 @@ $("undo")?.addEventListener("click", () => {
   send("undo");
 });
 $("resign").addEventListener("click", () => {
-  const what = cfg.mode === "local" || cfg.mode === "practice" ? "End this game?" : "Resign this match? You will be placed last.";
+  const party = snap.ruleset === "party" && cfg.mode === "friendly";
+  const what = cfg.mode === "local" || cfg.mode === "practice" ? "End this game?" : party ? "Leave this match? A bot will play your seat until you take it back." : "Resign this match? You will be placed last.";
   if (window.confirm(what)) send("resign");
 });
 for (const b of document.querySelectorAll("[data-copy]")) {

@@ -307,6 +307,17 @@ def test_ranked_party_leaving_is_a_forfeit(players: tuple[User, User]) -> None:
     assert Match.objects.get(pk=match.pk).status == Status.FINISHED
 
 
+def test_party_practice_ending_the_game_is_a_plain_resign(players: tuple[User, User]) -> None:
+    """Practice is a person against bots: "End game" ends it, no bot takes the seat."""
+    ann, _ = players
+    match = services.match_create(
+        ruleset="party", players=2, mode="practice", host=ann, bots=[2], first=0
+    )
+    result = services.match_resign(match_id=match.pk, user=ann)
+    assert result.events[0]["kind"] == "leave" and seat(match, 0).left
+    assert Match.objects.get(pk=match.pk).status == Status.FINISHED
+
+
 def test_classic_resign_is_unchanged(players: tuple[User, User]) -> None:
     ann, ben = players
     match = two_player(ann, ben)
