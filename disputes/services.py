@@ -204,6 +204,11 @@ def dispute_seen(*, dispute: Dispute, user: Any) -> None:
         dispute.seen = True
 
 
+def disputes_seen(*, user: Any) -> int:
+    """The player read the list of their disputes: every decision in it is no longer news."""
+    return Dispute.objects.filter(player=user, seen=False).update(seen=True)
+
+
 def dispute_viewed(*, dispute: Dispute, moderator: Any, ip: str | None = None) -> None:
     """Log that a moderator opened the review page (seat and audit addresses, the dice)."""
     audit.record(

@@ -52,7 +52,9 @@ def mine(request: HttpRequest) -> HttpResponse:
         .select_related("match", "settled_by")
         .order_by("-opened_at", "-id")
     )
-    return render(request, "disputes/mine.html", {"disputes": disputes})
+    shown = list(disputes)  # read before the decisions are marked seen: this page says "new"
+    services.disputes_seen(user=request.user)
+    return render(request, "disputes/mine.html", {"disputes": shown})
 
 
 @login_required

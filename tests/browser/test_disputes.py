@@ -124,6 +124,7 @@ def test_a_player_disputes_and_a_moderator_reviews_and_upholds(
     player.check("input[name=reason][value=dice]")
     player.fill("textarea[name=text]", "Ann rolled six after six in turn 3.")
     player.fill("input[name=turn]", "3")
+    shoot(player, "dispute-open")
     player.click("text=Open the dispute")
     expect(player.locator("#dispute-status")).to_contain_text("Open")
 
@@ -132,6 +133,7 @@ def test_a_player_disputes_and_a_moderator_reviews_and_upholds(
     sign_in(moderator, site, "mod")
     moderator.click(".site-nav >> text=Disputes")
     expect(moderator.locator(".queue-table tbody tr")).to_have_count(1)
+    shoot(moderator, "dispute-queue")
     moderator.click(".queue-table >> text=Review")
     expect(moderator.locator("#proof-summary")).to_contain_text("dice verified")
     expect(moderator.locator("#chain-result")).to_have_class("ok")
@@ -169,5 +171,8 @@ def test_a_player_disputes_and_a_moderator_reviews_and_upholds(
     player.click(".site-nav >> text=My disputes")
     expect(player.locator(".dispute-card")).to_contain_text("Upheld")
     expect(player.locator(".dispute-card")).to_contain_text("clock misfired")
+    shoot(player, "dispute-mine")
+    player.reload()  # read once, the decision is no longer news
+    expect(player.locator(".site-nav")).not_to_contain_text("new")
     player.goto(f"{site}/r/{code}/replay/")
     expect(player.locator(".dispute-box")).to_contain_text("This match is void")
