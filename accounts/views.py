@@ -169,11 +169,13 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     if is_guest(player) and not own:
         raise Http404("No such player")
     page, rows = profiles.history(player, request.GET.get("page"))
+    ratings = profiles.queue_ratings(player)
     context = {
         "player": player,
         "own": own,
         "guest": is_guest(player),
-        "ratings": profiles.queue_ratings(player),
+        "ratings": ratings,
+        "has_ratings": any(q.rating is not None for q in ratings),
         "results": profiles.results(player),
         "page": page,
         "rows": rows,

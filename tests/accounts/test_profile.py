@@ -166,3 +166,13 @@ def test_profile_reads_a_fixed_number_of_queries(
     with django_assert_max_num_queries(14):
         assert client.get(f"/players/{ann.username}/").status_code == 200
     assert Match.objects.count() == 4
+
+
+def test_no_ranked_games_yet(client: Client, make_user: Callable[..., User]) -> None:
+    ann = make_user("ann")
+    html = client.get(f"/players/{ann.username}/").content.decode()
+    assert "No ranked games yet." in html and 'class="queue-rating"' not in html
+    assert "to get a rating" not in html  # the invitation is for the player alone
+    client.force_login(ann)
+    html = client.get(f"/players/{ann.username}/").content.decode()
+    assert '<a href="/play/ranked/">Play ranked</a> to get a rating.' in html

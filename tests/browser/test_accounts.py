@@ -66,6 +66,8 @@ def test_guest_signs_up_changes_password_and_keeps_the_match(site: str, people: 
     expect(page.locator("h1")).to_have_text("gina")
     expect(page.locator(".history li")).to_have_count(1)
     expect(page.locator(".history")).to_contain_text("Practice · Classic, 2 players")
+    no_sideways_scroll(page, PHONE["width"])
+    shoot(page, "profile-own")
     page.click(f"text=Replay {code}")
     expect(page).to_have_url(re.compile(rf"/r/{code}/replay/$"))
 
@@ -99,7 +101,7 @@ def seeded(live_server: Any, transactional_db: Any, settings: Any) -> str:
             mu=30 - i,
             sigma=2 + i,
             ordinal=30 - i - 3 * (2 + i),
-            games=40 - 9 * i,
+            games=40 - 11 * i,
             wins=20 - 5 * i,
         )
     return str(live_server.url)
@@ -110,11 +112,13 @@ def test_profile_and_leaderboard_screenshots(seeded: str, people: Any) -> None:
         page = people(viewport).page()
         page.goto(seeded + "/players/ada/")
         expect(page.locator("h1")).to_have_text("Ada")
-        expect(page.locator("tr[data-queue=duel]")).to_contain_text("±")
+        expect(page.locator("[data-queue=duel]")).to_contain_text("±")
         expect(page.locator(".history li")).to_have_count(20)
         expect(page.locator(".history .void")).to_have_count(1)
         no_sideways_scroll(page, viewport["width"])
         shoot(page, "profile")
+        page.locator("#matches").scroll_into_view_if_needed()
+        shoot(page, "profile-matches")
         page.click("text=Older")
         expect(page.locator(".history li")).to_have_count(4)
         page.goto(seeded + "/leaderboards/duel/")
