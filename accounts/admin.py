@@ -1,7 +1,11 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
+from .forms import AdminSignInForm
 from .models import User
+
+# Sign-in attempts at /admin/ are limited and audited like those at /accounts/login/.
+admin.site.login_form = AdminSignInForm
 
 
 @admin.register(User)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import authenticate
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.http import HttpRequest
@@ -88,12 +89,13 @@ class SignInForm(AuthenticationForm):
         known = User.objects.filter(username=username).first()
         refusal = throttle.attempt(username, ip)
         if refusal is not None:
-            audit.record(
-                action="user.sign_in_limited",
-                actor=known,
-                ip=ip,
-                extra={"username": username[:150], "by": refusal.by},
-            )
+            if refusal.first:  # once per window: a flood of refused attempts writes nothing
+                audit.record(
+                    action="user.sign_in_limited",
+                    actor=known,
+                    ip=ip,
+                    extra={"username": username[:150], "by": refusal.by},
+                )
             minutes = f"{refusal.minutes} minute{'s' if refusal.minutes != 1 else ''}"
             what = "account" if refusal.by == "username" else "network address"
             raise forms.ValidationError(
@@ -113,6 +115,15 @@ class SignInForm(AuthenticationForm):
         self.confirm_login_allowed(self.user_cache)
         throttle.succeeded(username, ip)
         return self.cleaned_data
+
+
+class AdminSignInForm(SignInForm, AdminAuthenticationForm):
+    """The admin site's sign-in (staff only), with the same limits and audit."""
+
+    error_messages = {
+        **SignInForm.error_messages,
+        "invalid_login": AdminAuthenticationForm.error_messages["invalid_login"],
+    }
 
 
 class AccountForm(forms.ModelForm):  # type: ignore[type-arg]

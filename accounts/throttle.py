@@ -70,6 +70,7 @@ class Refusal:
 
     by: str  # "username" or "address"
     retry_after: int  # seconds
+    first: bool  # the first refusal in this window (worth an audit entry; the rest are not)
 
     @property
     def minutes(self) -> int:
@@ -84,7 +85,7 @@ def attempt(username: str, ip: str | None) -> Refusal | None:
         count, since = _bump(key)
         if count > limit and refusal is None:
             left = int(since + window() - time.time()) + 1
-            refusal = Refusal(by, max(1, min(left, window())))
+            refusal = Refusal(by, max(1, min(left, window())), first=count == limit + 1)
     return refusal
 
 

@@ -138,3 +138,40 @@ def test_the_address_behind_trusted_proxies(settings: Any) -> None:
     bad = RequestFactory().get("/", REMOTE_ADDR="not-an-ip")
     settings.TRUSTED_PROXIES = 0
     assert client_ip(bad) is None
+
+
+def test_refusals_are_audited_once_per_window(make_user: Callable[..., User]) -> None:
+    user = make_user("fl")
+    for _ in range(5):
+        sign_in(Client(REMOTE_ADDR=fresh_ip()), user.username, "guess")
+    for _ in range(4):
+        assert LIMITED in sign_in(Client(REMOTE_ADDR=fresh_ip()), user.username, "guess")[1]
+    limited = AuditEntry.objects.filter(action="user.sign_in_limited", actor_id=user.pk)
+    assert limited.count() == 1
+    failed = AuditEntry.objects.filter(action="user.sign_in_failed", actor_id=user.pk)
+    assert failed.count() == 5  # refused attempts check no password, so none failed
+
+
+def test_the_admin_sign_in_is_limited_too(client: Client, make_user: Callable[..., User]) -> None:
+    staff = make_user("st", is_staff=True, is_superuser=True)
+    for _ in range(5):
+        response = client.post(
+            "/admin/login/?next=/admin/", {"username": staff.username, "password": "guess"}
+        )
+        assert "staff account" in response.content.decode()
+    response = client.post(
+        "/admin/login/?next=/admin/", {"username": staff.username, "password": PASSWORD}
+    )
+    assert response.status_code == 200 and LIMITED in response.content.decode()
+    plain = make_user("pl")
+    other = Client(REMOTE_ADDR=fresh_ip())
+    response = other.post("/admin/login/", {"username": plain.username, "password": PASSWORD})
+    assert "staff account" in response.content.decode()  # not staff: refused, as before
+    ok = Client(REMOTE_ADDR=fresh_ip())
+    assert (
+        ok.post(
+            "/admin/login/",
+            {"username": make_user("s2", is_staff=True).username, "password": PASSWORD},
+        ).status_code
+        == 302
+    )
