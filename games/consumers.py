@@ -351,13 +351,9 @@ def _arrive(
 
 
 def _load_now(match_id: int) -> Loaded | None:
-    from .models import Match, Seat
+    from .selectors import match_with_seats
 
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None:
-        return None
-    seats = list(Seat.objects.filter(match=match).select_related("user").order_by("corner"))
-    return match, seats
+    return match_with_seats(match_id)  # one query
 
 
 _load = on_db_thread(_load_now)

@@ -35,6 +35,21 @@ def match_by_code(code: str) -> Match:
         raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
 
 
+def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:
+    """The match and its seats (with their users, by corner) in one query, so both come from
+    one snapshot of the database; None when there is no such match."""
+    seats = list(
+        Seat.objects.filter(match_id=match_id).select_related("match", "user").order_by("corner")
+    )
+    if not seats:
+        match = Match.objects.filter(pk=match_id).first()
+        return None if match is None else (match, [])
+    match = seats[0].match
+    for seat in seats:
+        seat.match = match  # one Match object, not one per seat
+    return match, seats
+
+
 def seat_name(seat: Seat, match: Match) -> str:
     if seat.bot:
         return f"{seat.bot.capitalize()} bot"

@@ -75,13 +75,17 @@ def database(
     base_dir: Path,
     conn_max_age: str | None = None,
     pool: str | None = None,
+    health_checks: str | None = None,
 ) -> dict[str, Any]:
     """The default database: SQLite in the repo root when unset, else the URL's database.
 
     On PostgreSQL a connection is kept and reused (``conn_max_age`` seconds, default
     ``DB_CONN_MAX_AGE``; ``0`` closes it after every request or socket action, as Django's
-    default does), checked before reuse. A new connection costs ~9 ms here, more than a whole
-    roll. The match sockets run their database work on a fixed pool of threads
+    default does). A new connection costs ~9 ms here, more than a whole roll.
+    ``health_checks`` (``DB_HEALTH_CHECKS``, off by default) checks a kept connection before
+    each use, at the price of one ``SELECT 1`` per socket action or read; without it, a
+    connection broken by a database restart fails one action and is then replaced. The match
+    sockets run their database work on a fixed pool of threads
     (games.consumers), so at most that many connections per server process stay open.
     ``pool`` true uses psycopg's connection pool (Django 5.2's ``OPTIONS["pool"]``) instead,
     which needs ``CONN_MAX_AGE`` 0.
@@ -99,7 +103,7 @@ def database(
         return config
     age = parse_int(conn_max_age, default=DB_CONN_MAX_AGE, minimum=0, name="DB_CONN_MAX_AGE")
     config["CONN_MAX_AGE"] = age
-    config["CONN_HEALTH_CHECKS"] = age > 0
+    config["CONN_HEALTH_CHECKS"] = age > 0 and parse_bool(health_checks, default=False)
     return config
 
 

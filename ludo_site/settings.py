@@ -73,13 +73,15 @@ TEMPLATES = [
 ASGI_APPLICATION = "ludo_site.asgi.application"
 
 # On PostgreSQL connections are kept DB_CONN_MAX_AGE seconds (default 600; 0 closes each after
-# use) with health checks, or DB_POOL=1 uses psycopg's pool (ludo_site.env.database).
+# use; DB_HEALTH_CHECKS=1 checks each before use), or DB_POOL=1 uses psycopg's pool
+# (ludo_site.env.database).
 DATABASES = {
     "default": env.database(
         os.environ.get("DATABASE_URL"),
         base_dir=BASE_DIR,
         conn_max_age=os.environ.get("DB_CONN_MAX_AGE"),
         pool=os.environ.get("DB_POOL"),
+        health_checks=os.environ.get("DB_HEALTH_CHECKS"),
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

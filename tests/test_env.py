@@ -49,17 +49,20 @@ def test_database_url_is_postgres() -> None:
     assert config["PASSWORD"] == "secret"
     assert config["HOST"] == "db.internal"
     assert config["PORT"] == 6543
-    # Kept for reuse by default, checked before reuse.
+    # Kept for reuse by default, not checked before each use (a SELECT 1 per socket action).
     assert config["CONN_MAX_AGE"] == env.DB_CONN_MAX_AGE == 600
-    assert config["CONN_HEALTH_CHECKS"] is True
+    assert config["CONN_HEALTH_CHECKS"] is False
     assert "pool" not in config.get("OPTIONS", {})
 
 
 def test_database_conn_max_age_from_env() -> None:
     url = "postgres://ludo@db/ludo"
     config = env.database(url, base_dir=Path("/x"), conn_max_age="30")
+    assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (30, False)
+    config = env.database(url, base_dir=Path("/x"), conn_max_age="30", health_checks="1")
     assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (30, True)
-    config = env.database(url, base_dir=Path("/x"), conn_max_age="0")
+    # A connection closed after every use has nothing to check.
+    config = env.database(url, base_dir=Path("/x"), conn_max_age="0", health_checks="1")
     assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (0, False)
     assert env.database(url, base_dir=Path("/x"), conn_max_age="")["CONN_MAX_AGE"] == 600
     for bad in ("soon", "-1", "1.5"):
