@@ -65,6 +65,4 @@ class LobbyConsumer(AsyncWebsocketConsumer):
         await self.send(json.dumps({"type": "status", **status}))
 
     async def lobby_matched(self, event: dict[str, Any]) -> None:
-        await self.send(
-            json.dumps({"type": "matched", "code": event["code"], "url": event["url"]})
-        )
+        await self.send(json.dumps({"type": "matched", "code": event["code"], "url": event["url"]}))

@@ -25,6 +25,7 @@ in-process clock (`games.clock`) when there is no Celery.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -34,7 +35,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import OperationalError, connection, transaction
 
 from accounts.views import is_guest
 from audit import services as audit
@@ -160,7 +161,12 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
             ip=ip,
             extra={"queue": queue, "ranked": ranked, "ordinal": round(entry.ordinal, 6)},
         )
-    sweep(queue=queue, ranked=ranked)
+    try:
+        sweep(queue=queue, ranked=ranked)
+    except OperationalError:
+        # SQLite refuses a second writer at once (PostgreSQL only waits): the player is in the
+        # queue all the same, and the next sweep of the clock matches them.
+        log.warning("quick match: the sweep after %s joined failed; the clock's will do", user)
     entry.refresh_from_db()
     return entry
 
@@ -291,6 +297,17 @@ def sweep_all() -> int:
 
 def sweep(*, queue: str, ranked: bool) -> int:
     """Match whoever can be matched in one queue now; returns how many matches were made."""
+    if connection.vendor == "sqlite":
+        # One writer at a time there: sweeps of one process take turns instead of failing.
+        with _sqlite_sweep:
+            return _sweep(queue, ranked)
+    return _sweep(queue, ranked)
+
+
+_sqlite_sweep = threading.Lock()
+
+
+def _sweep(queue: str, ranked: bool) -> int:
     rules, size = QUEUE_RULES[queue]
     made: list[tuple[Match, list[int]]] = []
     with transaction.atomic():

@@ -14,12 +14,14 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.views import is_guest, player_for
 from games.models import Seat, Status
+from games.rooms import spoken
 
 from . import matchmaking
 from .models import Queue, Rating
@@ -101,7 +103,8 @@ def _page(request: HttpRequest, *, ranked: bool) -> HttpResponse:
     }
     if ranked and account:
         context["ratings"] = _ratings(user)
-        context["last"] = _last_ranked(user)
+        context["last"] = last = _last_ranked(user)
+        context["last_code"] = spoken(last.match.code) if last else ""
     context["config"] = {
         "ranked": ranked,
         "join": reverse("queue-join"),
@@ -150,7 +153,9 @@ def queue_join(request: HttpRequest) -> HttpResponse:
         return _refused(request, e, back)
     state = matchmaking.status(user)
     if _wants_json(request):
-        return JsonResponse(state)
+        # A visitor who became a guest just now has a new session and so a new CSRF token:
+        # the page's other forms need it.
+        return JsonResponse({**state, "csrf": get_token(request)})
     if state["state"] == "matched":
         return redirect(state["url"])
     return redirect(back)

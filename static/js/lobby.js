@@ -87,8 +87,13 @@ async function post(form) {
   }
   const data = await response.json().catch(() => null);
   if (!response.ok || !data) {
-    showError((data && data.error && data.error.message) || `The server refused (${response.status}).`);
+    const fallback = response.status === 403 ? "Your session has changed: reload the page and try again." : `The server refused (${response.status}).`;
+    showError((data && data.error && data.error.message) || fallback);
     return;
+  }
+  if (data.csrf) {
+    // Joining as a new guest starts a session, and with it a new token for the other forms.
+    for (const input of document.querySelectorAll("input[name=csrfmiddlewaretoken]")) input.value = data.csrf;
   }
   show(data);
 }
