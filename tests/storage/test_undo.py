@@ -43,14 +43,20 @@ def run_bots(match: Match) -> Match:
     raise AssertionError("the bots did not hand the turn back")
 
 
-def person_acts(match: Match, host: Any, n: int, pick: int = 0) -> None:
+def person_acts(match: Match, host: Any, n: int, pick: int | None = None) -> None:
+    """Red rolls, or moves: legal move `pick`, else a pawn out of the yard if one can come
+    out (so that red soon has pawns to choose between), else the first legal move."""
     state = match.state()
     assert state is not None
     common = {"match_id": match.pk, "user": host, "seq": match.seq, "action_id": f"p{n}"}
     if state.phase == "roll":
         services.match_roll(**common)
     else:
-        chosen = state.legal[min(pick, len(state.legal) - 1)]
+        out = [m for m in state.legal if m.frm < 0]
+        if pick is not None:
+            chosen = state.legal[min(pick, len(state.legal) - 1)]
+        else:
+            chosen = out[0] if out else state.legal[0]
         services.match_move(**common, pawn=chosen.pawn, pawn_corner=chosen.corner)
 
 
@@ -129,24 +135,33 @@ def test_undo_a_roll_keeps_its_row_and_draws_a_fresh_die(host) -> None:
     agrees(match)
 
 
-def test_undo_a_move_takes_back_the_computer_turns_after_it(host) -> None:
-    match = local(host, players=4, bots={1: "easy", 2: "medium", 3: "easy"})
-    n = 0
-    # Play until red has a real choice (two legal moves or more) and its move passes the turn.
-    while True:
-        match = run_bots(match)
-        assert match.status == Status.ACTIVE and n < 600, "red never had a choice"
-        state = match.state()
-        n += 1
-        if state.phase == "move" and len(state.legal) > 1:
-            before_move = match.snapshot["notation"]
-            rolls_before = Roll.objects.filter(match=match).count()
-            person_acts(match, host, n, pick=1)
-            asked_at = current(match).seq  # red presses Undo at once; the bots play first
-            if current(match).state().to_play != 0:
+def red_moves_by_choice(host: Any) -> tuple[Match, str, int, int]:
+    """A local game against a bot, played until red has a real choice (two legal moves
+    or more) and takes one that passes the turn. Returns the match, the position before the
+    move, the rolls stored before it and the match's seq right after it. (A game that ends
+    first, a bot winning, is rare: then another game.)"""
+    for _game in range(5):
+        match = local(host, players=2, bots={2: "easy"})
+        for n in range(600):
+            match = run_bots(match)
+            if match.status != Status.ACTIVE:
                 break
-        else:
-            person_acts(match, host, n)
+            state = match.state()
+            if state.phase == "move" and len(state.legal) > 1:
+                before_move = match.snapshot["notation"]
+                rolls_before = Roll.objects.filter(match=match).count()
+                person_acts(match, host, n, pick=1)
+                after = current(match)
+                if after.state().to_play != 0:
+                    return after, before_move, rolls_before, after.seq
+            else:
+                person_acts(match, host, n)
+    raise AssertionError("red never had a choice")
+
+
+def test_undo_a_move_takes_back_the_computer_turns_after_it(host) -> None:
+    # Red presses Undo at once (at `asked_at`), but the bots play first.
+    match, before_move, rolls_before, asked_at = red_moves_by_choice(host)
     moved = Move.objects.filter(match=match, corner=0).order_by("seq").last()
     match = run_bots(match)
     bot_rolls = Roll.objects.filter(match=match, seq__gt=moved.seq, by="bot").count()
