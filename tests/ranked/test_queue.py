@@ -142,6 +142,7 @@ def test_each_queue_plays_its_rules(db: Any) -> None:
             matchmaking.join(user=user, queue=queue)
         match = match_of(users[0])
         assert (match.ruleset, match.players, match.mode) == (ruleset, players, "ranked")
+        assert turn_seconds(match) == 20 and match.turn_deadline is not None  # clock on
         assert set(match.seats.values_list("user_id", flat=True)) == {u.pk for u in users}
 
 
@@ -356,3 +357,15 @@ def test_a_player_who_left_a_four_player_match_may_play_again(db: Any) -> None:
     assert match.status == Status.ACTIVE  # three play on
     again = ranked(users[0])
     assert again.seats.filter(user=users[0]).exists()
+
+
+def test_services_refuse_an_undo_in_a_matched_ranked_match(db: Any) -> None:
+    a, b = account(), account()
+    matchmaking.join(user=a, queue="duel")
+    matchmaking.join(user=b, queue="duel")
+    match = match_of(a)
+    first = next(s.user for s in match.seats.select_related("user") if s.corner == match.first)
+    services.match_roll(match_id=match.pk, user=first, seq=match.seq, action_id="r1")
+    with pytest.raises(ServiceError) as refused:
+        services.match_undo(match_id=match.pk, user=first)
+    assert refused.value.code == "no_undo"
