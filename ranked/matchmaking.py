@@ -261,29 +261,33 @@ class Waiting:
 
 def groups(waiting: Sequence[Waiting], size: int, *, ranked: bool) -> list[list[Waiting]]:
     """Who plays whom: longest waiter first, each with the nearest ratings within their window
-    (the longest waiter's window is the widest). Casual queues take whoever waits longest, and
-    when the longest waiter has waited `bot_after` seconds, the players there are (fewer than
-    a table) sit down with bots in the empty seats: a group shorter than `size`."""
-    left = sorted(waiting, key=lambda w: (w.entry.joined_at, w.entry.pk))
+    (the longest waiter's window is the widest); one who finds too few stays free to join a
+    later waiter's table. Casual queues take whoever waits longest, and when the longest
+    waiter has waited `bot_after` seconds, the players there are (fewer than a table) sit down
+    with bots in the empty seats: a group shorter than `size`."""
+    order = sorted(waiting, key=lambda w: (w.entry.joined_at, w.entry.pk))
     made: list[list[Waiting]] = []
-    while left:
-        anchor, rest = left[0], left[1:]
-        if len(left) < size:
-            if not ranked and anchor.waited >= bot_after():
-                made.append(left)
-            break
-        if ranked:
-            near = [w for w in rest if abs(w.entry.ordinal - anchor.entry.ordinal) <= anchor.reach]
-            near.sort(key=lambda w: (abs(w.entry.ordinal - anchor.entry.ordinal), w.entry.pk))
-        else:
-            near = rest
-        if len(near) < size - 1:
-            left = rest  # nobody near enough yet: the next one tries
+    taken: set[int] = set()
+    for anchor in order:
+        if anchor.entry.pk in taken:
             continue
-        group = [anchor, *near[: size - 1]]
+        free = [w for w in order if w.entry.pk not in taken and w is not anchor]
+        if ranked:
+            reach, at = anchor.reach, anchor.entry.ordinal
+            near = sorted(
+                (w for w in free if abs(w.entry.ordinal - at) <= reach),
+                key=lambda w, at=at: abs(w.entry.ordinal - at),
+            )
+        else:
+            near = free
+        if len(near) >= size - 1:
+            group = [anchor, *near[: size - 1]]
+        elif not ranked and anchor.waited >= bot_after():
+            group = [anchor, *near]  # bots fill the rest
+        else:
+            continue  # nobody near enough yet: a later waiter may take them in
         made.append(group)
-        taken = {w.entry.pk for w in group}
-        left = [w for w in left if w.entry.pk not in taken]
+        taken.update(w.entry.pk for w in group)
     return made
 
 

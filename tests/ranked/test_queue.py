@@ -96,6 +96,14 @@ def test_far_ratings_wait_until_the_window_reaches() -> None:
     assert [[w.entry.pk for w in g] for g in later] == [[1, 2]]
 
 
+def test_a_waiter_who_cannot_fill_a_table_sits_at_a_later_waiters() -> None:
+    # a's window (3) reaches only b; b's reaches a, c and d: one table of four.
+    a, b, c, d = (_waiting(1, 0.0, 0.02), _waiting(2, 3.0, 0.01), _waiting(3, 5.0, 0.005),
+                  _waiting(4, 6.0, 0))  # fmt: skip
+    made = matchmaking.groups([a, b, c, d], 4, ranked=True)
+    assert [[w.entry.pk for w in g] for g in made] == [[2, 3, 1, 4]]
+
+
 def test_casual_groups_take_anyone_and_leave_the_rest_for_the_bot(settings: Any) -> None:
     settings.QUICK_MATCH_BOT_AFTER = 10.0
     waiting = [_waiting(i, i * 50.0, 20 - i) for i in range(1, 7)]
