@@ -272,3 +272,34 @@ def test_verify_names_an_undo_that_was_tampered_with(host) -> None:
     MatchEvent.objects.filter(pk=undone.pk).update(data=undone.data)
     report = verify_match(current(match))
     assert not report.ok and "local games only" in report.line, report.line
+
+
+def test_undo_over_the_json_api(host, make_user) -> None:
+    from django.test import Client
+
+    client = Client()
+    client.force_login(host)
+    match = local(host, players=2, ruleset="classic")
+    url = f"/api/matches/{match.code}/actions"
+    rolled = client.post(
+        url, {"t": "roll", "v": current(match).seq, "id": "r1"}, content_type="application/json"
+    )
+    assert rolled.status_code == 200, rolled.content
+    undo = client.post(
+        url, {"t": "undo", "v": rolled.json()["seq"]}, content_type="application/json"
+    )
+    assert undo.status_code == 200, undo.content
+    assert [e["kind"] for e in undo.json()["events"]] == ["undone"]
+    again = client.post(
+        url, {"t": "undo", "v": undo.json()["seq"]}, content_type="application/json"
+    )
+    assert again.status_code == 409 and again.json()["code"] == "no_undo"
+    guest = make_user()
+    friendly = services.match_create(ruleset="classic", players=2, mode="friendly", host=host)
+    services.match_join(code=friendly.code, user=guest)
+    refused = client.post(
+        f"/api/matches/{friendly.code}/actions",
+        {"t": "undo", "v": current(friendly).seq},
+        content_type="application/json",
+    )
+    assert refused.status_code == 409 and refused.json()["code"] == "no_undo"
