@@ -355,7 +355,7 @@ def room_start(request: HttpRequest, code: str) -> HttpResponse:
 @require_GET
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     """A finished match turn by turn, with its events and the dice proof."""
-    from .replay import initial_state, steps
+    from .replay import initial_state, load_actions, steps, withdrawn
 
     match = _match(code)
     rules = match.rules
@@ -365,11 +365,15 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         return render(request, "games/replay.html", context)
     frames = [{"turn": 1, "title": "The start", "words": [], "position": position(start)}]
     rolls = []
-    for step in steps(match):
+    actions = load_actions(match)
+    gone = withdrawn(actions)  # local games: what an undo took back
+    for step in steps(match, actions, start=start):
         row = step.action.row
         said = [narrate(rules, e) for e in step.events]
         if step.action.kind == "undo":
             said = [f"Undo: back to {rules.colours[step.state.to_play].capitalize()}'s turn"]
+        if said and step.action.seq in gone:
+            said[0] += " (taken back)"
         frames.append(
             {
                 "turn": step.turn,

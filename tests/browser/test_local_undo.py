@@ -91,6 +91,7 @@ def test_a_local_game_with_an_undo(site: str, people: Any) -> None:
     page.click("#replay-link a")
     expect(page.locator("#proof-result")).to_contain_text("rolls match the seed")
     expect(page.locator("#all-steps")).to_contain_text("Undo: back to Red")
+    expect(page.locator("#all-steps")).to_contain_text("(taken back)")
     shoot(page, "replay-with-undo")
 
 
