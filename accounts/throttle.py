@@ -49,17 +49,18 @@ def _counters(username: str, ip: str | None) -> list[tuple[str, int, str]]:
     return counters
 
 
-def _bump(key: str) -> tuple[int, float]:
+def _bump(key: str, seconds: int | None = None) -> tuple[int, float]:
     """Add one to the counter at `key`; the window (its expiry) starts at the first."""
+    seconds = seconds or window()
     now = time.time()
-    if cache.add(key, 1, timeout=window()):
-        cache.set(f"{key}:since", now, timeout=window())
+    if cache.add(key, 1, timeout=seconds):
+        cache.set(f"{key}:since", now, timeout=seconds)
         return 1, now
     try:
         count = int(cache.incr(key))  # atomic on Redis; the expiry stays the first one's
     except ValueError:  # expired between the two calls
-        cache.set(key, 1, timeout=window())
-        cache.set(f"{key}:since", now, timeout=window())
+        cache.set(key, 1, timeout=seconds)
+        cache.set(f"{key}:since", now, timeout=seconds)
         return 1, now
     return count, float(cache.get(f"{key}:since") or now)
 
@@ -97,3 +98,18 @@ def succeeded(username: str, ip: str | None) -> None:
         else:
             with contextlib.suppress(ValueError):  # expired meanwhile
                 cache.decr(key)
+
+
+RESET_WINDOW = 60 * 60
+
+
+def reset_allowed(email: str, ip: str | None) -> bool:
+    """Count a password reset request; False past ``PASSWORD_RESETS_PER_EMAIL`` (3) for one
+    address or ``PASSWORD_RESETS_PER_IP`` (10) from one client in an hour, so the reset form
+    cannot be used to flood someone's mailbox."""
+    per_email = int(getattr(settings, "PASSWORD_RESETS_PER_EMAIL", 3))
+    per_ip = int(getattr(settings, "PASSWORD_RESETS_PER_IP", 10))
+    allowed = _bump(_key("reset-email", email), RESET_WINDOW)[0] <= per_email
+    if ip:
+        allowed = _bump(_key("reset-ip", ip), RESET_WINDOW)[0] <= per_ip and allowed
+    return allowed

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET
 from audit import services as audit
 from ranked.ratings import leaderboard_min_games, provisional_games
 
-from . import profiles
+from . import profiles, throttle
 from .addresses import client_ip
 from .forms import GUEST_PREFIX, AccountForm, SignInForm, SignUpForm
 from .models import User
@@ -132,6 +132,19 @@ class PasswordChangeView(auth_views.PasswordChangeView):
             obj=form.user,
         )
         return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Ask for a reset link by email. Requests are limited (`throttle.reset_allowed`); past
+    the limit the page says the same and sends nothing, so it tells no one which addresses
+    have accounts."""
+
+    success_url = reverse_lazy("password_reset_done")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        if not throttle.reset_allowed(form.cleaned_data["email"], client_ip(self.request)):
+            return redirect(self.get_success_url())
+        return super().form_valid(form)
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):

@@ -14,7 +14,7 @@ from django.test import Client
 from accounts.models import User
 from audit.models import AuditEntry
 
-from .conftest import PASSWORD, unique
+from .conftest import PASSWORD, fresh_ip, unique
 
 pytestmark = pytest.mark.django_db
 
@@ -100,16 +100,18 @@ def test_change_password_needs_an_account(client: Client) -> None:
 
 
 def test_reset_password_by_email(client: Client, make_user: Callable[..., User]) -> None:
-    user = make_user("rs", email="rs@example.com")
-    make_user("other", email="other@example.com")
+    # Unique addresses: reset requests are counted per address (in Redis, across runs).
+    email = f"{unique('rs')}@example.com"
+    user = make_user("rs", email=email)
+    make_user("other", email=f"{unique('other')}@example.com")
     form = client.get("/accounts/login/").content.decode()
     assert 'href="/accounts/password/reset/"' in form
 
-    sent = client.post("/accounts/password/reset/", {"email": "RS@example.com"})
+    sent = client.post("/accounts/password/reset/", {"email": email.upper()})
     assert sent["Location"] == "/accounts/password/reset/sent/"
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
-    assert message.to == ["rs@example.com"]
+    assert message.to == [email]
     assert message.subject == "Reset your Ludo Online password"
     link = re.search(r"http://testserver(/accounts/password/reset/\S+/\S+/)", message.body)
     assert link, message.body
@@ -149,3 +151,12 @@ def test_account_page_edits_name_and_email(client: Client, make_user: Callable[.
     assert saved.status_code == 302
     user.refresh_from_db()
     assert (user.display_name, user.email) == ("Ac", "ac@example.com")
+
+
+def test_reset_requests_are_limited_per_address(make_user: Callable[..., User]) -> None:
+    user = make_user("fl", email=f"{unique('fl')}@example.com")
+    for _ in range(5):
+        client = Client(REMOTE_ADDR=fresh_ip())
+        sent = client.post("/accounts/password/reset/", {"email": user.email})
+        assert sent["Location"] == "/accounts/password/reset/sent/"  # the same answer
+    assert len(mail.outbox) == 3  # three an hour for one address

@@ -46,7 +46,7 @@ def test_a_wrong_password_says_so_and_is_audited(
     entry = AuditEntry.objects.filter(action="user.sign_in_failed").last()
     assert entry is not None
     assert entry.actor_id == user.pk and entry.extra_data == {"username": user.username}
-    sign_in(client, "no-such-player-here", "whatever")
+    sign_in(client, unique("no-such-player"), "whatever")
     entry = AuditEntry.objects.filter(action="user.sign_in_failed").last()
     assert entry is not None and entry.actor_id is None
 
