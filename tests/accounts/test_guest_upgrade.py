@@ -111,3 +111,13 @@ def test_signing_up_goes_to_next_only_on_this_site(client: Client) -> None:
         },
     )
     assert response["Location"] == "/"
+
+
+def test_the_sign_in_page_tells_a_guest_how_to_keep_their_games(client: Client) -> None:
+    assert (
+        "leaves those games with the guest" not in client.get("/accounts/login/").content.decode()
+    )
+    guest, _ = practise(client)
+    html = client.get("/accounts/login/").content.decode()
+    assert f"You are playing as {guest.display_name}." in html
+    assert "leaves those games with the guest" in html
