@@ -164,7 +164,7 @@ def queue_join(request: HttpRequest) -> HttpResponse:
 @require_POST
 def queue_cancel(request: HttpRequest) -> HttpResponse:
     user = request.user
-    back = request.POST.get("back") == "quick" and reverse("play-quick") or reverse("play-ranked")
+    back = reverse("play-quick" if request.POST.get("back") == "quick" else "play-ranked")
     if user.is_authenticated:
         matchmaking.cancel(user=user, ip=client_ip(request))
         state = matchmaking.status(user)
