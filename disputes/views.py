@@ -4,7 +4,6 @@ review and settlement are for moderators only (403)."""
 
 from __future__ import annotations
 
-import ipaddress
 from datetime import timedelta
 from typing import Any
 
@@ -15,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.addresses import client_ip
 from audit.clock import db_now
 from games import views as game_views
 from games.models import Match
@@ -23,15 +23,6 @@ from . import review, services
 from .forms import OpenForm, QueueFilter, SettleForm
 from .models import Dispute, DisputeStatus
 from .services import DisputeError, is_moderator
-
-
-def client_ip(request: HttpRequest) -> str | None:
-    """The address the request came from (REMOTE_ADDR), or None when it is not an address."""
-    value = request.META.get("REMOTE_ADDR") or ""
-    try:
-        return str(ipaddress.ip_address(value))
-    except ValueError:
-        return None
 
 
 def _moderator(request: HttpRequest) -> None:

@@ -28,6 +28,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.addresses import client_ip
+
 from . import rooms
 from .errors import ServiceError
 from .wire import WireError, parse
@@ -200,6 +202,7 @@ def matches(request: HttpRequest) -> HttpResponse:
         options=_str_list(data.get("options"), "options"),
         host=request.user,
         bots=bots,
+        ip=client_ip(request),
     )
     return JsonResponse(_links(request, match.code), status=201)
 
@@ -217,7 +220,7 @@ def match_detail(request: HttpRequest, code: str) -> HttpResponse:
 def match_join(request: HttpRequest, code: str) -> HttpResponse:
     from . import services
 
-    seat = services.match_join(code=_code(code), user=request.user)
+    seat = services.match_join(code=_code(code), user=request.user, ip=client_ip(request))
     return JsonResponse({"corner": seat.corner, **_links(request, seat.match.code)})
 
 

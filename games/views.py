@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.addresses import client_ip
 from accounts.views import is_guest, player_for
 from games.engine import RULESETS, Ruleset
 
@@ -194,7 +195,7 @@ def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
 
     host = player_for(request)
     try:
-        match = services.match_create(host=host, **kwargs)
+        match = services.match_create(host=host, ip=client_ip(request), **kwargs)
     except ServiceError as e:
         messages.error(request, e.message)
         return redirect("home")
@@ -328,7 +329,7 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
 
     match = _match(code)
     try:
-        services.match_join(code=match.code, user=player_for(request))
+        services.match_join(code=match.code, user=player_for(request), ip=client_ip(request))
     except ServiceError as e:
         messages.error(request, e.message)
     return redirect("room", code=match.code)

@@ -9,7 +9,6 @@ a plain form without script, send the browser back to the page. Thin: they call
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 
 from django.contrib import messages
@@ -19,6 +18,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from accounts.addresses import client_ip
 from accounts.views import is_guest, player_for
 from games.models import Seat, Status
 from games.rooms import spoken
@@ -33,14 +33,6 @@ QUEUE_CHOICES = [
     (Queue.CLASSIC_4.value, "Classic", "4 players"),
     (Queue.DUEL.value, "Duel", "2 players, head to head"),
 ]
-
-
-def client_ip(request: HttpRequest) -> str | None:
-    """The address the request came from (REMOTE_ADDR), or None when it is not one."""
-    try:
-        return str(ipaddress.ip_address(request.META.get("REMOTE_ADDR") or ""))
-    except ValueError:
-        return None
 
 
 def _wants_json(request: HttpRequest) -> bool:

@@ -96,6 +96,11 @@ def test_create_join_and_play_a_room(ann: User, ben: User) -> None:
     qr = host.get(f"/api/matches/{code}/qr.svg")
     assert qr.status_code == 200 and qr["Content-Type"] == "image/svg+xml"
     assert qr.content.startswith(b"<svg")
+    # Each seat keeps the address it was taken from, for staff (same-IP checks, disputes).
+    assert {s.user_id: s.ip for s in Match.objects.get(code=code).seats.all()} == {
+        ann.pk: "127.0.0.1",
+        ben.pk: "127.0.0.1",
+    }
 
 
 def test_errors_are_json_with_the_right_status(ann: User, ben: User) -> None:
