@@ -49,6 +49,23 @@ HOUSE_RULES = [
 ]
 
 
+PARTY_OPTIONS = [
+    ("pairs", "Pairs: partners across the board (4 players)"),
+    ("power", "Power squares: bonuses to collect and use"),
+]
+
+
+def _variant(request: HttpRequest, ruleset: str) -> dict[str, list[str]]:
+    """The house rules and (party only) options ticked on a create form."""
+    chosen = {
+        "house_rules": [k for k, _ in HOUSE_RULES if request.POST.get(k)],
+        "options": [k for k, _ in PARTY_OPTIONS if request.POST.get(k)],
+    }
+    if ruleset != "party":
+        chosen["options"] = []  # the form says party only; other presets have none
+    return chosen
+
+
 def _choice(value: str | None, allowed: list[tuple[str, str]], default: str) -> str:
     return value if value in {k for k, _ in allowed} else default
 
@@ -73,6 +90,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "presets": PRESETS,
             "levels": _levels(),
             "house_rules": HOUSE_RULES,
+            "party_options": PARTY_OPTIONS,
             "guest": is_guest(request.user),
             "preview": board_config(RULESETS["classic"]),
         },
@@ -215,6 +233,7 @@ def play_computer(request: HttpRequest) -> HttpResponse:
         players=players,
         mode="practice",
         bots={c: level for c in corners[1:]},
+        **_variant(request, ruleset),
     )
 
 
@@ -223,8 +242,9 @@ def play_friends(request: HttpRequest) -> HttpResponse:
     """A friend room: the host takes the first seat, friends join with the code."""
     ruleset = _choice(request.POST.get("ruleset"), [(k, k) for k, _, _ in PRESETS], "classic")
     players = 2 if ruleset == "duel" else _players(request.POST.get("players"))
-    house = [k for k, _ in HOUSE_RULES if request.POST.get(k)]
-    return _create(request, ruleset=ruleset, players=players, mode="friendly", house_rules=house)
+    return _create(
+        request, ruleset=ruleset, players=players, mode="friendly", **_variant(request, ruleset)
+    )
 
 
 def play_local(request: HttpRequest) -> HttpResponse:
@@ -233,7 +253,13 @@ def play_local(request: HttpRequest) -> HttpResponse:
         return render(
             request,
             "games/local.html",
-            {"presets": PRESETS, "levels": _levels(), "corners": _local_corners()},
+            {
+                "presets": PRESETS,
+                "levels": _levels(),
+                "corners": _local_corners(),
+                "house_rules": HOUSE_RULES,
+                "party_options": PARTY_OPTIONS,
+            },
         )
     ruleset = _choice(request.POST.get("ruleset"), [(k, k) for k, _, _ in PRESETS], "family")
     players = 2 if ruleset == "duel" else _players(request.POST.get("players"))
@@ -243,7 +269,14 @@ def play_local(request: HttpRequest) -> HttpResponse:
         who = request.POST.get(f"seat{c}", "person")
         if who != "person":
             bots[c] = _choice(who, _levels(), _default_level())
-    return _create(request, ruleset=ruleset, players=players, mode="local", bots=bots)
+    return _create(
+        request,
+        ruleset=ruleset,
+        players=players,
+        mode="local",
+        bots=bots,
+        **_variant(request, ruleset),
+    )
 
 
 def _local_corners() -> list[dict[str, Any]]:

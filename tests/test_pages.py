@@ -133,3 +133,22 @@ def test_replay_of_a_finished_match_reveals_the_seed_and_every_step(client: Clie
     frames = config["frames"]
     assert frames[0]["title"] == "The start" and len(frames) >= 2
     assert any("is out" in w for f in frames for w in f["words"])
+
+
+def test_party_options_from_the_create_forms(client: Client) -> None:
+    page = client.get("/").content.decode()
+    assert 'name="power"' in page and 'name="pairs"' in page
+    client.post("/play/friends/", {"ruleset": "party", "players": "4", "pairs": "1", "power": "1"})
+    friendly = Match.objects.get()
+    assert friendly.rules.pairs and friendly.rules.power
+    client.post("/play/computer/", {"ruleset": "party", "players": "3", "power": "1"})
+    practice = Match.objects.get(mode="practice")
+    assert practice.rules.power and not practice.rules.pairs
+    client.post("/play/local/", {"ruleset": "classic", "players": "2", "power": "1"})
+    local = Match.objects.get(mode="local")
+    assert not local.rules.power, "Power is a party option: ignored for classic"
+    refused = client.post(
+        "/play/friends/", {"ruleset": "party", "players": "2", "pairs": "1"}, follow=True
+    )
+    assert Match.objects.count() == 3
+    assert "4" in " ".join(str(m) for m in refused.context["messages"])
