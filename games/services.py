@@ -69,7 +69,7 @@ ACTION_ID_MAX = 64
 
 
 def choose_bot_move(state: State, level: str, rng: random.Random) -> EngineMove:
-    """The move a bot of `level` plays (games.bots; the reason it gives is not stored)."""
+    """The move a bot of `level` plays (games.bots), without its reason (timeouts use it)."""
     chosen, _reason = BOTS[level].choose(state, rng)
     return chosen
 
@@ -589,13 +589,29 @@ def _bot_rng(match: Match) -> random.Random:
 
 
 def _bot_step(change: _Change, seat: Seat) -> None:
-    """One step of a bot's turn: a roll, or a move."""
-    assert change.state is not None
-    if change.state.phase == "roll":
-        change.dice_roll(seat, by="bot")
+    """One step of a bot's turn: a roll (in Power, with the bonus the bot picks), or a move.
+    When the bot had a choice of moves, a "bot_said" event gives its reason in words."""
+    state = change.state
+    assert state is not None
+    bot = BOTS[seat.bot or DEFAULT_BOT_LEVEL]
+    rng = _bot_rng(change.match)
+    if state.phase == "roll":
+        bonus = bot.choose_bonus(state, rng) if state.rules.power else ""
+        try:
+            if bonus == "control":
+                face = bot.choose_face(state, rng)
+                change.roll(seat, face=face, bonus=bonus, by="bot", action_id="")
+            else:
+                change.dice_roll(seat, by="bot", bonus=bonus)
+            return
+        except ServiceError:
+            if not bonus:
+                raise
+        change.dice_roll(seat, by="bot")  # the bonus was not allowed here: a plain roll
     else:
-        level = seat.bot or DEFAULT_BOT_LEVEL
-        chosen = choose_bot_move(change.state, level, _bot_rng(change.match))
+        chosen, reason = bot.choose(state, rng)
+        if reason and len(state.legal) > 1:
+            change.event("bot_said", {"corner": seat.corner, "text": reason})
         change.move(seat, chosen, shield=False, by="bot", action_id="")
 
 

@@ -81,6 +81,10 @@ function words(e) {
       return `${who} is away: the computer plays until they are back`;
     case "back":
       return `${who} is back`;
+    case "bot_said":
+      return `${seatName(e.corner)}: ${e.text}`;
+    case "voided":
+      return `The match was voided: ${e.reason}`;
     case "undone":
       return `Undo: back to ${seatName(e.corner)}'s turn (the rolls and moves since are taken back)`;
     case "ended":
