@@ -8,6 +8,7 @@ talk to it only through the browser, as a person would.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -57,9 +58,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _database(sqlite_file: Path) -> str:
+def _database(sqlite_file: Path, tag: str = "browser") -> str:
     """A database of the server's own: on PostgreSQL (as in CI) when DATABASE_URL names it,
-    a fresh ``<name>_browser_<worker>`` database; else a SQLite file."""
+    a fresh ``<name>_<tag>_<worker>`` database; else a SQLite file."""
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql://")):
         return f"sqlite:///{sqlite_file}"
@@ -67,36 +68,37 @@ def _database(sqlite_file: Path) -> str:
 
     base, _, name = url.rpartition("/")
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")  # one server per xdist worker
-    fresh = f"{name.split('?')[0]}_browser_{worker}"
-    with psycopg.connect(url, autocommit=True) as conn:
+    fresh = f"{name.split('?')[0]}_{tag}_{worker}"
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{fresh}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{fresh}"')
     return f"{base}/{fresh}"
 
 
-@pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of a fresh server."""
+@contextlib.contextmanager
+def serve(
+    folder: Path, *, tag: str = "browser", setup: str = "", **settings: str
+) -> Iterator[tuple[str, str]]:
+    """Migrate a fresh database, run `setup` (Python for ``manage.py shell``) in it, start
+    daphne on it, and give (base URL, what the setup printed); stop the server after."""
     if sync_playwright is None or not os.path.exists(CHROMIUM):
         pytest.skip("no browser")
-    db = tmp_path_factory.mktemp("site") / "site.sqlite3"
+    db = folder / "site.sqlite3"
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
     env.update(
-        DATABASE_URL=_database(db),
+        DATABASE_URL=_database(db, tag),
         DJANGO_SETTINGS_MODULE="ludo_site.settings",
         LUDO_INPROCESS_CLOCK="0",  # asgi_static starts a faster one
-        LUDO_TEST_CLOCK_EVERY="0.02",
-        LUDO_BOT_DELAY="0.01",
         DEBUG="1",
         PYTHONPATH=str(ROOT),
+        **settings,
     )
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
+    run: dict[str, Any] = {"cwd": ROOT, "env": env, "check": True, "capture_output": True}
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], **run)
+    printed = ""
+    if setup:
+        made = subprocess.run([sys.executable, "manage.py", "shell", "-c", setup], **run)
+        printed = made.stdout.decode()
     port = _free_port()
     daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
     log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - closed below
@@ -116,7 +118,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 if server.poll() is not None:
                     raise RuntimeError(db.with_suffix(".log").read_text()) from None
                 time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", printed
     finally:
         server.terminate()
         try:
@@ -124,6 +126,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of a fresh server."""
+    folder = tmp_path_factory.mktemp("site")
+    with serve(folder, LUDO_TEST_CLOCK_EVERY="0.02", LUDO_BOT_DELAY="0.01") as (url, _):
+        yield url
 
 
 @pytest.fixture

@@ -4,20 +4,13 @@ player sees the decision. Screenshots of the review page at desktop and phone si
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import CHROMIUM, PHONE, ROOT, SHOTS, _free_port, shoot
+from .conftest import PHONE, SHOTS, serve, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -43,66 +36,11 @@ print(match.code, match.get_status_display(), match.turn_seq)
 @pytest.fixture(scope="module")
 def dispute_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A server of its own (base URL, match code), its database holding the setup above."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("no browser")
-    db = tmp_path_factory.mktemp("disputes") / "site.sqlite3"
-    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
-    env.update(
-        DATABASE_URL=_database_url(db),
-        DJANGO_SETTINGS_MODULE="ludo_site.settings",
-        LUDO_INPROCESS_CLOCK="0",
-        DEBUG="1",
-        PYTHONPATH=str(ROOT),
-    )
-    run = {"cwd": ROOT, "env": env, "check": True, "capture_output": True, "text": True}
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], **run)
-    made = subprocess.run([sys.executable, "manage.py", "shell", "-c", SETUP], **run)
-    code, status, _turns = made.stdout.split()[-3:]
-    assert status == "Finished", made.stdout
-    port = _free_port()
-    daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
-    log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - closed below
-    server = subprocess.Popen(
-        [daphne, "-b", "127.0.0.1", "-p", str(port), "tests.browser.asgi_static:application"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                if server.poll() is not None:
-                    raise RuntimeError(db.with_suffix(".log").read_text()) from None
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}", code
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
-
-
-def _database_url(sqlite_file: Path) -> str:
-    """A fresh database of this module's own: on PostgreSQL when DATABASE_URL names it (as in
-    CI), else a SQLite file."""
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        return f"sqlite:///{sqlite_file}"
-    import psycopg
-
-    base, _, name = url.rpartition("/")
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    fresh = f"{name.split('?')[0]}_disputes_{worker}"
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{fresh}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{fresh}"')
-    return f"{base}/{fresh}"
+    folder = tmp_path_factory.mktemp("disputes")
+    with serve(folder, tag="disputes", setup=SETUP) as (url, printed):
+        code, status, _turns = printed.split()[-3:]
+        assert status == "Finished", printed
+        yield url, code
 
 
 def sign_in(page: Page, site: str, username: str) -> None:
