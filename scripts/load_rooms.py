@@ -10,10 +10,12 @@ to act rolls or moves `--pace` seconds after the room's last change (a lone lega
 to the server's auto-move, as a person would). It prints:
 
 - p50/p99/max of the time from a player sending an action to the update for it arriving,
-  measured at every one of the room's four sockets;
+  measured at every one of the room's four sockets, once every room is open (after the ramp);
 - events lost (a gap in the event seq a socket saw) and out of order (a seq seen twice or
   going back), over every update every socket received, the server's own moves included;
-- the error frames received, by code.
+- the error frames received, by code;
+- the CPU this client and the server (`--server-pid`) used in the measured window, as a share
+  of one core, and the load average at its end (the machine may be shared).
 
 A benchmark, not a test: it says how the site behaves on this machine.
 """
@@ -48,6 +50,7 @@ class Room:
 @dataclass
 class Totals:
     latencies: list[float] = field(default_factory=list)
+    stamps: list[float] = field(default_factory=list)  # when each latency's action was sent
     updates: int = 0
     lost: int = 0
     out_of_order: int = 0
@@ -55,16 +58,25 @@ class Totals:
     errors: Counter[str] = field(default_factory=Counter)
     closed: int = 0
     connected: int = 0
+    cpu: dict[str, float] = field(default_factory=dict)  # share of one core, measured window
+    load: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    start: float = 0.0  # when the measured window began
 
 
-def make_rooms(n: int, players: int) -> list[Room]:
-    """Users, sessions and started rooms, through the services (as the API would)."""
+def make_rooms(n: int, players: int, threads: int = 8) -> list[Room]:
+    """Users, sessions and started rooms; the rooms through the services (as the API would),
+    on a few threads at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
     import django
 
     django.setup()
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+    from django.db import connections
+    from django.utils import timezone
 
     from accounts.models import User
     from games import services
@@ -74,24 +86,39 @@ def make_rooms(n: int, players: int) -> list[Room]:
         [User(username=f"{tag}-{i}", password="!") for i in range(n * players)]
     )
     backend = settings.AUTHENTICATION_BACKENDS[0]
-    rooms = []
-    for r in range(n):
-        seated = users[r * players : (r + 1) * players]
-        cookies = []
-        for user in seated:
-            session = SessionStore()
-            session[SESSION_KEY] = str(user.pk)
-            session[BACKEND_SESSION_KEY] = backend
-            session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-            session.create()
-            cookies.append(f"{settings.SESSION_COOKIE_NAME}={session.session_key}")
-        match = services.match_create(
-            ruleset="classic", players=players, mode="friendly", host=seated[0]
+    store = SessionStore()
+    expires = timezone.now() + timezone.timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    sessions = [
+        Session(
+            session_key=store._get_new_session_key(),
+            session_data=store.encode(
+                {
+                    SESSION_KEY: str(user.pk),
+                    BACKEND_SESSION_KEY: backend,
+                    HASH_SESSION_KEY: user.get_session_auth_hash(),
+                }
+            ),
+            expire_date=expires,
         )
-        for user in seated[1:]:
-            services.match_join(code=match.code, user=user)
-        rooms.append(Room(match.code, cookies))
-    return rooms
+        for user in users
+    ]
+    Session.objects.bulk_create(sessions)
+    cookies = [f"{settings.SESSION_COOKIE_NAME}={s.session_key}" for s in sessions]
+
+    def room(r: int) -> Room:
+        seated = users[r * players : (r + 1) * players]
+        try:
+            match = services.match_create(
+                ruleset="classic", players=players, mode="friendly", host=seated[0]
+            )
+            for user in seated[1:]:
+                services.match_join(code=match.code, user=user)
+        finally:
+            connections.close_all()
+        return Room(match.code, cookies[r * players : (r + 1) * players])
+
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(room, range(n)))
 
 
 async def player(
@@ -158,6 +185,7 @@ async def player(
                     sent = room.sent.get(seqs[0] - 1)
                     if sent is not None:
                         totals.latencies.append(now - sent)
+                        totals.stamps.append(sent)
                     room.last_change = max(room.last_change, now)
                 if frame["d"]["state"]["v"] >= state.get("v", -1):
                     state = frame["d"]["state"]
@@ -180,6 +208,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """CPU time (user + system) process `pid` has used, or this process's when None."""
+    if pid is None:
+        return time.process_time()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def run(args: argparse.Namespace, rooms: list[Room]) -> Totals:
     totals = Totals()
     start = time.monotonic()
@@ -191,6 +227,19 @@ async def run(args: argparse.Namespace, rooms: list[Room]) -> Totals:
         room.last_change = time.monotonic()
         for seat in range(len(room.cookies)):
             tasks.append(asyncio.create_task(player(args.url, room, seat, totals, args, stop)))
+    # Latencies, CPU and load are measured once every room is open (events lost or out of
+    # order over the whole run).
+    await asyncio.sleep(max(0.0, start + args.ramp - time.monotonic()))
+    totals.latencies.clear()
+    totals.stamps.clear()
+    totals.start = time.monotonic()
+    watched = {"client": None, **({"server": args.server_pid} if args.server_pid else {})}
+    cpu = {who: cpu_seconds(pid) for who, pid in watched.items()}
+    measured = time.monotonic()
+    await asyncio.sleep(max(0.0, stop - time.monotonic()))
+    wall = time.monotonic() - measured
+    totals.cpu = {who: (cpu_seconds(pid) - cpu[who]) / wall for who, pid in watched.items()}
+    totals.load = os.getloadavg()
     await asyncio.gather(*tasks)
     return totals
 
@@ -203,6 +252,12 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between a room's actions")
     parser.add_argument("--seconds", type=float, default=60, help="measured after the ramp")
     parser.add_argument("--ramp", type=float, default=20, help="seconds to open every room")
+    parser.add_argument(
+        "--worst", type=int, default=5, help="list the seconds with the slowest updates"
+    )
+    parser.add_argument(
+        "--server-pid", type=int, default=None, help="report this server process's CPU too"
+    )
     args = parser.parse_args()
     made = time.monotonic()
     rooms = make_rooms(args.rooms, args.players)
@@ -218,8 +273,20 @@ def main() -> None:
             f"action -> update at each socket: n={len(ms)} p50={statistics.median(ms):.1f} ms "
             f"p99={percentile(ms, 0.99):.1f} ms max={max(ms):.1f} ms"
         )
+    if args.worst and ms:
+        # Slow updates by the second of the measured window their action was sent in: a
+        # stall shows as one second holding many of them.
+        slow = percentile(ms, 0.99)
+        by_second = Counter(
+            int(at - totals.start) for at, x in zip(totals.stamps, ms, strict=True) if x >= slow
+        )
+        worst = ", ".join(f"s{sec}: {n}" for sec, n in by_second.most_common(args.worst))
+        print(f"updates at or over p99 by second sent: {worst}")
     print(f"events lost {totals.lost}, out of order {totals.out_of_order}")
     print(f"errors {dict(totals.errors) or 'none'}")
+    cpu = ", ".join(f"{who} {share:.0%}" for who, share in totals.cpu.items())
+    load = " ".join(f"{x:.2f}" for x in totals.load)
+    print(f"CPU (share of one core, measured window): {cpu}; load average {load}")
 
 
 if __name__ == "__main__":
