@@ -665,16 +665,7 @@ def match_timeout(*, match_id: int, turn_seq: int) -> ActionResult | None:
             change.event("timeout", {"corner": seat.corner, "missed": missed})
             change.seat_update(seat, missed_turns=missed)
             if rules.timeouts_to_forfeit and missed >= rules.timeouts_to_forfeit:
-                change.leave(seat, reason="timeout", forfeit=True)
-                change.audits.append(
-                    partial(
-                        audit.record,
-                        action="match.forfeited",
-                        actor=seat.user,
-                        obj=match,
-                        extra={"corner": seat.corner, "reason": "timeout"},
-                    )
-                )
+                _take_out(change, seat, reason="timeout", forfeit=True)
             else:
                 if rules.on_timeout == "bot":
                     rng = _bot_rng(match)
@@ -772,6 +763,30 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
 # ---------------------------------------------------------------------------- leaving
 
 
+def _take_out(
+    change: _Change,
+    seat: Seat,
+    *,
+    reason: str,
+    forfeit: bool,
+    actor: Any = None,
+    ip: str | None = None,
+) -> None:
+    """`seat` leaves the match (the engine places it below everyone still playing), audited
+    as a forfeit (the server's doing) or a resignation (the player's) once the change saves."""
+    change.leave(seat, reason=reason, forfeit=forfeit)
+    change.audits.append(
+        partial(
+            audit.record,
+            action="match.forfeited" if forfeit else "match.resigned",
+            actor=actor if actor is not None else seat.user,
+            ip=ip,
+            obj=change.match,
+            extra={"corner": seat.corner, "reason": reason},
+        )
+    )
+
+
 def _leave(
     match_id: int,
     seat_of: Callable[[_Change], Seat],
@@ -785,17 +800,7 @@ def _leave(
         _active(match)
         change = _begin(match)
         seat = seat_of(change)
-        change.leave(seat, reason=reason, forfeit=forfeit)
-        change.audits.append(
-            partial(
-                audit.record,
-                action="match.forfeited" if forfeit else "match.resigned",
-                actor=actor if actor is not None else seat.user,
-                ip=ip,
-                obj=match,
-                extra={"corner": seat.corner, "reason": reason},
-            )
-        )
+        _take_out(change, seat, reason=reason, forfeit=forfeit, actor=actor, ip=ip)
         _save(change)
         return _result(change)
 
@@ -958,16 +963,7 @@ def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
         if max(seat.disconnected_at, started) + grace > change.now:
             return None
         if rules.on_disconnect == "forfeit":
-            change.leave(seat, reason="disconnected", forfeit=True)
-            change.audits.append(
-                partial(
-                    audit.record,
-                    action="match.forfeited",
-                    actor=seat.user,
-                    obj=match,
-                    extra={"corner": seat.corner, "reason": "disconnected"},
-                )
-            )
+            _take_out(change, seat, reason="disconnected", forfeit=True)
             _save(change)
             return "forfeit"
         # "computer" (mensch) and "bot" (party): the computer plays the seat's turns at a
