@@ -354,7 +354,7 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
         else:
             nxt = seats[(seats.index(player) + 1) % len(seats)]
         if shields:
-            shields = frozenset(x for x in shields if x[0] != nxt)
+            shields = _shields_expire(shields, nxt)
         after = (rules, seats, nxt, "roll", tuple(rows), 0, 0, 0, 0, placings, out, (), stock,
                  _NO_PICKED, shields, "")  # fmt: skip
         return _new(State, after), (first, _PASSED[player][nxt])
@@ -412,7 +412,7 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
         events.append(TurnPassed(player, nxt))
         player, sixes, picked = nxt, 0, _NO_PICKED
         if shields:
-            shields = frozenset(x for x in shields if x[0] != nxt)
+            shields = _shields_expire(shields, nxt)
     else:
         sixes = 0
     after = (rules, seats, player, phase, pawns, 0, 0, sixes, 0, placings, out, (), stock, picked,
@@ -462,6 +462,13 @@ def _why_not(state: State, chosen: Move) -> str:
 # ---------------------------------------------------------------------------- turns and the end
 
 
+def _shields_expire(
+    shields: frozenset[tuple[int, int, int]], player: int
+) -> frozenset[tuple[int, int, int]]:
+    """A Shield lasts until the next turn of the player who gave it: drop `player`'s."""
+    return frozenset(x for x in shields if x[0] != player)
+
+
 def _pass_turn(
     state: State, stock: tuple[tuple[int, int, int], ...], events: tuple[Event, ...]
 ) -> tuple[State, tuple[Event, ...]]:
@@ -471,7 +478,7 @@ def _pass_turn(
     nxt = _next_player(state, player, state.placings, state.out)
     shields = state.shields
     if shields:
-        shields = frozenset(s for s in shields if s[0] != nxt)
+        shields = _shields_expire(shields, nxt)
     after = _new(
         State,
         (
