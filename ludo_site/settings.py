@@ -109,6 +109,19 @@ LUDO_INPROCESS_CLOCK = env.parse_bool(
 # holds a database connection while it works.
 LUDO_DB_THREADS = int(os.environ.get("LUDO_DB_THREADS") or 16)
 
+# Ranked play and quick match (ranked.matchmaking, ranked.ratings): the rating window each
+# side of a waiting player's own (ordinal points), how fast it widens (points per second
+# waited), when a casual quick match seats a bot and which level, when a rating stops being
+# provisional, and how many games put a player on a leaderboard.
+RANKED_WINDOW_START = float(os.environ.get("RANKED_WINDOW_START") or 3.0)
+RANKED_WINDOW_GROWTH = float(os.environ.get("RANKED_WINDOW_GROWTH") or 0.5)
+QUICK_MATCH_BOT_AFTER = float(os.environ.get("QUICK_MATCH_BOT_AFTER") or 15.0)
+QUICK_MATCH_BOT_LEVEL = os.environ.get("QUICK_MATCH_BOT_LEVEL") or "medium"
+RANKED_PROVISIONAL_GAMES = int(os.environ.get("RANKED_PROVISIONAL_GAMES") or 10)
+RANKED_LEADERBOARD_MIN_GAMES = int(os.environ.get("RANKED_LEADERBOARD_MIN_GAMES") or 5)
+# Disputes: how many days after a match ends a player may open one.
+DISPUTE_WINDOW_DAYS = int(os.environ.get("DISPUTE_WINDOW_DAYS") or 14)
+
 CELERY_BROKER_URL = env.celery_broker_url(REDIS_URL)
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_SERIALIZER = "json"
