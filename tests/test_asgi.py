@@ -21,6 +21,7 @@ async def test_http_home_page_through_asgi() -> None:
 
 
 @pytest.mark.asyncio
+@pytest.mark.django_db  # channels checks its database thread's connection on every call
 async def test_websocket_from_a_foreign_origin_is_refused() -> None:
     communicator = WebsocketCommunicator(
         application, "/ws/match/ABCD/", headers=[(b"origin", b"http://evil.example")]

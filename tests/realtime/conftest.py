@@ -6,9 +6,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
+from django.db import connections
 from django.test import Client
 
 from accounts.models import User
@@ -28,6 +30,10 @@ def own_layer_and_timers(settings: Any) -> Iterator[None]:
     presence.reset_store(presence.MemoryStore())
     yield
     consumers.finish_db_work()
+    # Channels runs thread-sensitive database calls (the session lookup) on asgiref's one
+    # shared thread; close its connection too, so it neither outlives the test database nor
+    # is checked by a later test that has no database access.
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
     channel_layers.backends = {}
     presence.reset_store(None)
 
