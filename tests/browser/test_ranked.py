@@ -52,7 +52,9 @@ def test_two_accounts_queue_play_and_see_their_new_ratings(site: str, people: An
     rita.set_viewport_size(PHONE)
     shoot(rita, "ranked-queue-waiting")
     rita.set_viewport_size(DESKTOP)
-    assert float(rita.locator("#window").inner_text().lstrip("±")) > window  # it widens
+    # It widens as she waits (the page ticks each second).
+    expect(rita.locator("#window")).not_to_have_text(f"±{window:.1f}", timeout=5000)
+    assert float(rita.locator("#window").inner_text().lstrip("±")) > window
 
     raj = people(PHONE).page()
     sign_up(raj, site, "raj")

@@ -23,9 +23,10 @@ def make_user(db: Any) -> Callable[..., User]:
 
 @pytest.fixture
 def moderator(make_user: Callable[..., User]) -> User:
-    """Staff in the moderators group (the group comes from the data migration)."""
+    """Staff in the moderators group (made by a data migration; a transactional test's
+    flush removes it, so it is made again where needed)."""
     user = make_user("moderator")
     user.is_staff = True
     user.save()
-    user.groups.add(Group.objects.get(name=MODERATORS))
+    user.groups.add(Group.objects.get_or_create(name=MODERATORS)[0])
     return user
