@@ -89,6 +89,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "presets": PRESETS,
             "levels": _levels(),
+            "default_level": _default_level(),
             "house_rules": HOUSE_RULES,
             "party_options": PARTY_OPTIONS,
             "guest": is_guest(request.user),
@@ -256,6 +257,7 @@ def play_local(request: HttpRequest) -> HttpResponse:
             {
                 "presets": PRESETS,
                 "levels": _levels(),
+                "default_level": _default_level(),
                 "corners": _local_corners(),
                 "house_rules": HOUSE_RULES,
                 "party_options": PARTY_OPTIONS,
@@ -351,6 +353,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             and match.host_id == user.pk
             and match.mode != "ranked",
             "levels": _levels(),
+            "default_level": _default_level(),
         },
     )
 

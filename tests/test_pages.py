@@ -152,3 +152,10 @@ def test_party_options_from_the_create_forms(client: Client) -> None:
     )
     assert Match.objects.count() == 3
     assert "4" in " ".join(str(m) for m in refused.context["messages"])
+
+
+def test_computer_level_defaults_to_the_services_default(client: Client) -> None:
+    home = client.get("/").content.decode()
+    assert '<option value="medium" selected>' in home
+    local = client.get("/play/local/").content.decode()
+    assert local.count('value="medium" selected>') == 3  # every seat but the first
