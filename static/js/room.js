@@ -307,6 +307,9 @@ function render() {
   $("sixes").textContent = String(snap.sixes || 0);
   const over = snap.status === "finished" || snap.status === "aborted" || snap.status === "void";
   $("replay-link").hidden = snap.status !== "finished";
+  // Over: no Roll button left standing; the replay and a new game instead.
+  $("roll").hidden = over;
+  $("end-actions").hidden = snap.status !== "finished";
   const handed = (snap.seats || []).some((s) => s.you && s.away);
   $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length || handed;
   if ($("undo")) $("undo").hidden = !canUndo();

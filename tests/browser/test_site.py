@@ -190,6 +190,10 @@ def test_practice_against_a_bot_to_the_end(site: str, people: Any) -> None:
     shoot(page, "practice-over")
     expect(page.locator("#replay-link")).to_be_visible()
     assert re.search(r"wins", history(page))
+    # No dead Roll button once it is over: the replay and a new game are offered instead.
+    expect(page.locator("#roll")).to_be_hidden()
+    page.locator("#end-actions").get_by_text("Watch the replay").click()
+    expect(page).to_have_url(re.compile(r"/replay/$"))
 
 
 def test_local_game_two_people_on_one_device(site: str, people: Any) -> None:
