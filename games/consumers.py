@@ -92,6 +92,20 @@ class MatchConsumer(AsyncWebsocketConsumer):
     sent_v: int = -1
     last: dict[str, Any] | None = None  # the snapshot this socket was sent last
 
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        """Send a frame; a client that went away while it was being prepared is not an error
+        (uvicorn refuses a send once the socket closed; daphne drops it)."""
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except OSError:  # uvicorn's ClientDisconnected
+            log.debug("socket %s closed before a send", self.channel_name)
+        except RuntimeError as exc:
+            if "websocket.close" not in str(exc) and "already completed" not in str(exc):
+                raise
+            log.debug("socket %s closed before a send", self.channel_name)
+
     async def connect(self) -> None:
         self.match_id = None
         self.presence_at: dict[int, str] = {}  # corner -> time of the last presence news

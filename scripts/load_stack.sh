@@ -67,7 +67,7 @@ daphne)
 uvicorn)
     nice -n "$niceness" $bin/uvicorn ludo_site.asgi:application --host 127.0.0.1 --port "$port" \
         --loop uvloop --http httptools --ws websockets --no-access-log --log-level warning \
-        >"$logs/server.log" 2>&1 &
+        ${WORKERS:+--workers "$WORKERS"} >"$logs/server.log" 2>&1 &
     ;;
 *)
     echo "SERVER must be daphne or uvicorn, not $server" >&2
@@ -90,7 +90,7 @@ done
 say "server $server, rooms $rooms, seconds $seconds," \
     "CHANNEL_LAYER=${CHANNEL_LAYER:-pubsub} DB_CONN_MAX_AGE=${DB_CONN_MAX_AGE:-600}" \
     "DB_POOL=${DB_POOL:-0} LUDO_GC_TUNE=${LUDO_GC_TUNE:-1}" \
-    "LUDO_DB_THREADS=${LUDO_DB_THREADS:-16} synchronous_commit=${LOAD_SYNC_COMMIT:-on}" \
+    "LUDO_DB_THREADS=${LUDO_DB_THREADS:-16} WORKERS=${WORKERS:-1} synchronous_commit=${LOAD_SYNC_COMMIT:-on}" \
     "nice $niceness"
 # The database backends serving this run, reniced as they appear.
 (
