@@ -244,6 +244,8 @@ export class Board {
     const movable = new Map();
     const numbered = new Set(this.moves.map((m) => `${m.corner}.${m.pawn}`)).size > 1;
     for (const m of this.moves) movable.set(`${m.corner}.${m.pawn}`, m);
+    // Power: shields are [given by, pawn's corner, pawn].
+    const shielded = new Set((snapshot.shields || []).map(([, c, p]) => `${c}.${p}`));
     // Group pawns by place so that several on one square sit side by side.
     const places = new Map();
     const pawns = snapshot.pawns || [];
@@ -275,11 +277,13 @@ export class Board {
         node.dataset.progress = p.progress;
         const m = movable.get(id);
         node.classList.toggle("movable", Boolean(m));
+        node.classList.toggle("shielded", shielded.has(id));
         node.classList.toggle("last", Boolean(last && last.corner === p.corner && last.pawn === p.pawn));
         const num = node.querySelector(".num");
         num.textContent = m && numbered ? String(p.pawn + 1) : "";
         node.classList.toggle("numbered", Boolean(m && numbered));
-        node.setAttribute("aria-label", this.pawnLabel(p.corner, p.pawn, p.progress, Boolean(m)));
+        const label = this.pawnLabel(p.corner, p.pawn, p.progress, Boolean(m));
+        node.setAttribute("aria-label", shielded.has(id) ? `${label}, shielded` : label);
         if (m) this.pawnLayer.appendChild(node); // lit pawns on top
       });
     }

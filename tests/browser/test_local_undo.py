@@ -100,7 +100,7 @@ def test_shield_chosen_after_the_roll_goes_with_the_move(site: str, people: Any)
     the pawn I move"; ticked, the move frame carries ``shield``. The socket is played by
     the test (Playwright's WebSocket routing), standing in for a server position where the
     player holds a Shield; the services' side is tested in tests/realtime."""
-    from games.engine import new_game, roll, rules_from_name
+    from games.engine import move, new_game, roll, rules_from_name
     from games.selectors import _legal
 
     page = people(PHONE).page()
@@ -159,3 +159,12 @@ def test_shield_chosen_after_the_roll_goes_with_the_move(site: str, people: Any)
     sockets[0].send(json.dumps({"t": "state", "v": v + 1, "d": used}))
     expect(box).to_be_hidden()
     expect(page.locator("#legal button")).to_have_count(4)
+    # A shielded pawn is drawn with its shield ring and says so to a screen reader.
+    out, _ = move(state, state.legal[0])
+    guarded = {**used, "v": v + 2, "pawns": [list(r) for r in out.pawns]}
+    guarded["shields"] = [[red, red, state.legal[0].pawn]]  # (given by, pawn's corner, pawn)
+    sockets[0].send(json.dumps({"t": "state", "v": v + 2, "d": guarded}))
+    pawn = page.locator(".ludo-board .pawn.shielded")
+    expect(pawn).to_have_count(1)
+    expect(pawn).to_have_attribute("aria-label", re.compile(r"pawn 1, .*shielded$"))
+    shoot(page, "room-shielded-pawn")
