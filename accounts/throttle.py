@@ -113,3 +113,21 @@ def reset_allowed(email: str, ip: str | None) -> bool:
     if ip:
         allowed = _bump(_key("reset-ip", ip), RESET_WINDOW)[0] <= per_ip and allowed
     return allowed
+
+
+def _sign_up_limit() -> int:
+    return int(getattr(settings, "SIGN_UPS_PER_IP", 10))
+
+
+def sign_up_allowed(ip: str | None) -> bool:
+    """Whether one more account may be made from `ip`: ``SIGN_UPS_PER_IP`` (10) an hour, so a
+    script cannot mint accounts (a guest turning into an account counts too)."""
+    if not ip:
+        return True
+    return int(cache.get(_key("signup-ip", ip)) or 0) < _sign_up_limit()
+
+
+def signed_up(ip: str | None) -> None:
+    """Count an account made from `ip`."""
+    if ip:
+        _bump(_key("signup-ip", ip), RESET_WINDOW)

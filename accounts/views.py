@@ -70,9 +70,17 @@ def signup(request: HttpRequest) -> HttpResponse:
     guest = User.objects.get(pk=request.user.pk) if is_guest(request.user) else None
     if request.method == "POST":
         form = SignUpForm(request.POST, instance=guest)
+        ip = client_ip(request)
+        if form.is_valid() and not throttle.sign_up_allowed(ip):
+            form.add_error(
+                None, "Too many new accounts from your address in the last hour: try again later."
+            )
+            context = {"form": form, "next": _next(request)}
+            return render(request, "registration/signup.html", context, status=429)
         if form.is_valid():
             was = request.user.get_username() if guest is not None else None
             user = form.save()
+            throttle.signed_up(ip)
             audit.record(
                 action="user.guest_upgraded" if was else "user.signed_up",
                 actor=user,

@@ -141,6 +141,8 @@ LOGIN_REDIRECT_URL = "/"
 SIGN_IN_FAILURES_PER_USERNAME = 5
 SIGN_IN_FAILURES_PER_IP = 20
 SIGN_IN_WINDOW = 15 * 60
+# New accounts per address an hour (accounts.throttle.sign_up_allowed).
+SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
 # Reverse proxies in front of the site whose X-Forwarded-For is believed (accounts.addresses).
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or 0)
 # The cache holds the sign-in counts: Redis when REDIS_URL is set, so every process shares them.

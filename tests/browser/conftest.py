@@ -91,6 +91,7 @@ def serve(
         LUDO_INPROCESS_CLOCK="0",  # asgi_static starts a faster one
         DEBUG="1",
         PYTHONPATH=str(ROOT),
+        SIGN_UPS_PER_IP="1000",  # every browser signs up from 127.0.0.1
         **settings,
     )
     run: dict[str, Any] = {"cwd": ROOT, "env": env, "check": True, "capture_output": True}
