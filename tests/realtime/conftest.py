@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +12,7 @@ from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from channels.testing import WebsocketCommunicator
-from django.db import connections
+from django.db import connection, connections, transaction
 from django.test import Client
 
 from accounts.models import User
@@ -80,3 +82,26 @@ async def socket(code: str, user: User | None = None, origin: str = "http://loca
     if cookie:
         headers.append((b"cookie", cookie.encode()))
     return WebsocketCommunicator(application, f"/ws/match/{code}/", headers=headers)
+
+
+@contextlib.contextmanager
+def locked_elsewhere(match: Match) -> Iterator[threading.Thread]:
+    """Another connection holds `match`'s row lock (``SELECT ... FOR UPDATE``) until the block
+    ends; the thread that holds it is given, alive while it holds the lock."""
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with transaction.atomic():
+            Match.objects.select_for_update().get(pk=match.pk)
+            locked.set()
+            release.wait(30)
+        connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert locked.wait(5)
+        yield holder
+    finally:
+        release.set()
+        holder.join()

@@ -5,19 +5,18 @@ Durations are the rules' times LUDO_TIME_SCALE (here a thousandth: 20 s is 20 ms
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
 from accounts.models import User
 from games import clock, services, tasks
 from games.models import Match, MatchEvent, Roll, Seat, Status
 from ludo_site.celery import app as celery_app
 
-from .conftest import two_player
+from .conftest import locked_elsewhere, two_player
 
 SCALE = 0.001
 
@@ -153,26 +152,10 @@ def test_a_locked_match_is_skipped_not_waited_for(settings: Any) -> None:
         pytest.skip("SKIP LOCKED needs PostgreSQL (SQLite has no row locks)")
     ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
     match = two_player(ann, ben)
-    locked, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with transaction.atomic():
-            Match.objects.select_for_update().get(pk=match.pk)
-            locked.set()
-            release.wait(5)
-        connection.close()
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert locked.wait(5)
+    with locked_elsewhere(match) as holder:
         time.sleep(0.03)
-        started = time.monotonic()
         assert clock.sweep() == 0
-        assert time.monotonic() - started < 1
-    finally:
-        release.set()
-        holder.join()
+        assert holder.is_alive(), "the sweep waited for the lock instead of skipping the match"
     assert clock.sweep() == 1
 
 

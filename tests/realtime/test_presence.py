@@ -8,13 +8,12 @@ when the sweep runs, so a test starts at scale 1 (nothing due) and shrinks it to
 
 from __future__ import annotations
 
-import threading
 import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 from accounts.models import User
@@ -24,7 +23,7 @@ from games.models import Match, MatchEvent, Roll, Seat, Status
 from games.selectors import snapshot_for
 from games.verify import verify_match
 
-from .conftest import two_player
+from .conftest import locked_elsewhere, two_player
 
 SCALE = 0.001  # the 60 s grace is 60 ms, mensch's 45 s wait 45 ms
 
@@ -338,25 +337,9 @@ def test_a_locked_match_is_skipped_by_the_grace_sweep(settings: Any) -> None:
     go(match, ben)
     settings.LUDO_TIME_SCALE = SCALE
     time.sleep(0.08)
-    locked, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with transaction.atomic():
-            Match.objects.select_for_update().get(pk=match.pk)
-            locked.set()
-            release.wait(5)
-        connection.close()
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert locked.wait(5)
-        started = time.monotonic()
+    with locked_elsewhere(match) as holder:
         assert presence.sweep_grace(batch=10) == 0
-        assert time.monotonic() - started < 1
-    finally:
-        release.set()
-        holder.join()
+        assert holder.is_alive(), "the sweep waited for the lock instead of skipping the match"
     assert presence.sweep_grace(batch=10) == 1
 
 
