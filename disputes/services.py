@@ -37,18 +37,10 @@ CODES = frozenset(
 )
 
 
-class DisputeError(Exception):
+class DisputeError(ServiceError):
     """A refused dispute action. Nothing was written; ``code`` is one of `CODES`."""
 
-    def __init__(self, code: str, message: str) -> None:
-        if code not in CODES:
-            raise ValueError(f"unknown dispute error code {code!r}")
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"DisputeError({self.code!r}, {self.message!r})"
+    codes = CODES
 
 
 def window_days() -> int:

@@ -24,11 +24,14 @@ CODES = frozenset(
 
 
 class ServiceError(Exception):
-    """A refused action. Nothing was written; ``code`` is one of `CODES`."""
+    """A refused action. Nothing was written; ``code`` is one of the class's ``codes``
+    (`CODES` here; other services' errors subclass it with codes of their own)."""
+
+    codes: frozenset[str] = CODES
 
     def __init__(self, code: str, message: str) -> None:
-        if code not in CODES:
-            raise ValueError(f"unknown service error code {code!r}")
+        if code not in self.codes:
+            raise ValueError(f"unknown {type(self).__name__} code {code!r}")
         super().__init__(message)
         self.code = code
         self.message = message
@@ -38,4 +41,4 @@ class ServiceError(Exception):
         return {"code": self.code, "message": self.message}
 
     def __repr__(self) -> str:
-        return f"ServiceError({self.code!r}, {self.message!r})"
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"
