@@ -3,18 +3,17 @@ settle from the review page (which audits what they see)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+
+from games.admin import ReadOnlyAdmin
 
 from .models import Dispute
 
 
 @admin.register(Dispute)
-class DisputeAdmin(admin.ModelAdmin):
+class DisputeAdmin(ReadOnlyAdmin):
     list_display = [
         "id",
         "match",
@@ -33,12 +32,3 @@ class DisputeAdmin(admin.ModelAdmin):
     @admin.display(description="Review")
     def review(self, obj: Dispute) -> str:
         return format_html('<a href="{}">Review</a>', reverse("disputes:review", args=[obj.pk]))
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
