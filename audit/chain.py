@@ -79,6 +79,15 @@ def problem(entry: AuditEntry, previous_hash: str, previous_id: int | None) -> s
     return None
 
 
+def problem_at(entry: AuditEntry) -> str | None:
+    """Why `entry` breaks the chain after the entry stored just before it, or None."""
+    before = (
+        AuditEntry.objects.filter(id__lt=entry.pk).order_by("-id").values_list("id", "hash").first()
+    )
+    previous_id, previous_hash = before if before else (None, GENESIS)
+    return problem(entry, previous_hash, previous_id)
+
+
 def first_problem(entries: Iterable[AuditEntry] | None = None) -> tuple[int, str] | None:
     """The first entry (id, reason) where the chain breaks, or None when it holds.
 
@@ -91,14 +100,9 @@ def first_problem(entries: Iterable[AuditEntry] | None = None) -> tuple[int, str
     previous_id: int | None = None
     for entry in entries:
         if previous_hash is None:
-            before = (
-                AuditEntry.objects.filter(id__lt=entry.pk)
-                .order_by("-id")
-                .values_list("id", "hash")
-                .first()
-            )
-            previous_id, previous_hash = before if before else (None, GENESIS)
-        reason = problem(entry, previous_hash, previous_id)
+            reason = problem_at(entry)
+        else:
+            reason = problem(entry, previous_hash, previous_id)
         if reason is not None:
             return entry.pk, reason
         previous_hash, previous_id = entry.hash, entry.pk

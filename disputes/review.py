@@ -10,8 +10,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
-from audit.chain import problem
-from audit.models import GENESIS, AuditEntry
+from audit.chain import problem_at
+from audit.models import AuditEntry
 from games import dice
 from games.models import ENDED, Match, MatchEvent, Move, Roll, Seat, Turn
 from games.replay import ENGINE_KINDS
@@ -152,15 +152,8 @@ def audit_entries(match: Match, disputes: list[Dispute]) -> list[dict[str, Any]]
     names = dict(User.objects.filter(pk__in=ids).values_list("pk", "username"))
     out = []
     for entry in entries:
-        before = (
-            AuditEntry.objects.filter(id__lt=entry.pk)
-            .order_by("-id")
-            .values_list("id", "hash")
-            .first()
-        )
-        prev_id, prev_hash = before if before else (None, GENESIS)
         actor = "server" if entry.actor_id is None else names.get(entry.actor_id, entry.actor_id)
-        out.append({"entry": entry, "actor": actor, "problem": problem(entry, prev_hash, prev_id)})
+        out.append({"entry": entry, "actor": actor, "problem": problem_at(entry)})
     return out
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from audit.chain import hash_of
-from audit.models import GENESIS, AuditEntry
+from audit.chain import problem_at
+from audit.models import AuditEntry
 from games.engine import IllegalAction, State, as_dict
 from games.engine.events import TurnPassed
 
@@ -313,19 +313,9 @@ class _Check:
             )
         )
         for entry in entries:
-            before = (
-                AuditEntry.objects.filter(id__lt=entry.pk)
-                .order_by("-id")
-                .values_list("hash", flat=True)
-                .first()
-            )
-            if entry.prev_hash != (before or GENESIS):
-                raise Mismatch(
-                    f"audit entry {entry.pk} ({entry.action}): prev_hash does not match the "
-                    "entry before it"
-                )
-            if hash_of(entry) != entry.hash:
-                raise Mismatch(f"audit entry {entry.pk} ({entry.action}): content was changed")
+            reason = problem_at(entry)
+            if reason is not None:
+                raise Mismatch(reason)
         by_action: dict[str, AuditEntry] = {}
         for entry in entries:
             by_action.setdefault(entry.action, entry)
