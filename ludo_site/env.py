@@ -31,6 +31,15 @@ DEFAULT_CHANNEL_LAYER = "pubsub"
 # Seconds a PostgreSQL connection is kept for reuse (DB_CONN_MAX_AGE).
 DB_CONN_MAX_AGE = 600
 # psycopg_pool sizes per server process when DB_POOL is on (the match sockets use 16 threads).
+# SQLite (the embedded default) serves the web requests, the match sockets' threads and the
+# in-process clock at once: transactions take the write lock when they begin (IMMEDIATE), so a
+# writer waits its turn (up to `timeout` seconds) instead of failing with "database is locked"
+# when a read transaction tries to become a write; WAL lets readers go on meanwhile.
+SQLITE_OPTIONS: dict[str, Any] = {
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
 DB_POOL_OPTIONS = {"min_size": 4, "max_size": 20, "timeout": 10}
 # Python's collector after start-up (ludo_site.asgi): a full pass over a busy server's objects
 # froze it 0.4-0.5 s at 4,000 sockets (DESIGN.md, "Measured here"). Python's own is 700,10,10.
@@ -94,8 +103,11 @@ def database(
         return {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": base_dir / "db.sqlite3",
+            "OPTIONS": dict(SQLITE_OPTIONS),
         }
     config = dict(dj_database_url.parse(url, conn_max_age=0))
+    if config["ENGINE"].endswith("sqlite3"):
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), **SQLITE_OPTIONS}
     if parse_bool(pool, default=False):
         if not config["ENGINE"].endswith("postgresql"):
             raise ValueError("DB_POOL works with PostgreSQL only")

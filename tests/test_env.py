@@ -97,7 +97,25 @@ def test_database_pool_option_is_accepted_by_django() -> None:
 
 def test_sqlite_ignores_connection_reuse_settings(tmp_path: Path) -> None:
     config = env.database(None, base_dir=tmp_path, conn_max_age="30", pool="1")
-    assert config == {"ENGINE": "django.db.backends.sqlite3", "NAME": tmp_path / "db.sqlite3"}
+    assert config == {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": tmp_path / "db.sqlite3",
+        "OPTIONS": env.SQLITE_OPTIONS,
+    }
+
+
+def test_sqlite_writers_wait_their_turn(tmp_path: Path) -> None:
+    """The embedded default serves requests, sockets and the clock at once: transactions
+    take the write lock up front (and wait for it) and the journal is WAL, both for the
+    default file and for a sqlite:// URL."""
+    for config in (
+        env.database(None, base_dir=tmp_path),
+        env.database(f"sqlite:///{tmp_path}/other.sqlite3", base_dir=tmp_path),
+    ):
+        options = config["OPTIONS"]
+        assert options["transaction_mode"] == "IMMEDIATE"
+        assert options["timeout"] >= 10
+        assert "journal_mode=WAL" in options["init_command"]
 
 
 def test_postgres_driver_is_psycopg3() -> None:
