@@ -60,7 +60,9 @@ function show(next, go = true) {
     const link = $("room-link");
     link.href = state.url;
     link.textContent = `go to room ${state.code}`;
-    if (go) {
+    if (go && !leaving) {
+      // Once: the join answer, the lobby socket and a poll may all bring the same news, and
+      // a second assign would abort the navigation already under way.
       leaving = true;
       window.location.assign(state.url);
     }

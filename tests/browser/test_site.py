@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .conftest import DESKTOP, PHONE, shoot
+from .conftest import DESKTOP, PHONE, SHOTS, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -64,7 +65,11 @@ def act(page: Page, how: str, race: bool = True) -> bool:
             f"#board .pawn[data-corner='{choice['corner']}'][data-pawn='{choice['pawn']}']"
         )
         ring = page.locator("#board .target").first
-        a, b = pawn.bounding_box(), ring.bounding_box()
+        try:
+            # The move may have gone since the pick (a lone move plays itself): try again.
+            a, b = pawn.bounding_box(timeout=2000), ring.bounding_box(timeout=2000)
+        except PlaywrightTimeout:
+            return False
         if not a or not b:
             return False
         page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
@@ -72,7 +77,10 @@ def act(page: Page, how: str, race: bool = True) -> bool:
         page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2, steps=6)
         page.mouse.up()
     elif choice["ring"] is not None:
-        page.locator(f"#board .target[data-move='{choice['ring']}']").click()
+        try:
+            page.locator(f"#board .target[data-move='{choice['ring']}']").click(timeout=2000)
+        except PlaywrightTimeout:  # played by itself meanwhile
+            return False
     else:
         pawn_id = f"{choice['corner']}.{choice['pawn']}"
         pawn = page.locator(
@@ -85,17 +93,26 @@ def act(page: Page, how: str, race: bool = True) -> bool:
             " const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
             " return !el.contains(hit); }"
         )
-        if covered:
-            page.locator(f"#board .target[data-pawns~='{pawn_id}']").click()
-        else:
-            pawn.click()
+        try:
+            if covered:
+                page.locator(f"#board .target[data-pawns~='{pawn_id}']").click(timeout=2000)
+            else:
+                pawn.click(timeout=2000)
+        except PlaywrightTimeout:  # played by itself meanwhile
+            return False
     return True
 
 
 def play_until(pages: list[tuple[Page, str]], done: Any, seconds: float) -> None:
     end = time.monotonic() + seconds
     while not done():
-        assert time.monotonic() < end, "the game did not get there in time"
+        if time.monotonic() >= end:
+            page = pages[0][0]
+            page.screenshot(path=str(SHOTS / "stuck.png"))
+            raise AssertionError(
+                f"the game did not get there in time: {page.locator('#turn').inner_text()!r}, "
+                f"{page.locator('#status').inner_text()!r}, {history(page)[:400]!r}"
+            )
         acted = False
         for page, how in pages:
             if act(page, how):
