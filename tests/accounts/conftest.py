@@ -16,8 +16,6 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from games import services
-from games.models import Match, Status
 
 PASSWORD = "a-long-pass-42"
 _names = itertools.count()
@@ -51,23 +49,3 @@ def _no_delays(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.LUDO_TIME_SCALE = 0.0
     settings.LUDO_BOT_DELAY = 0.0
-
-
-def ranked_match(ruleset: str, players: list[User]) -> Match:
-    match = services.match_create(
-        ruleset=ruleset, players=len(players), mode="ranked", host=players[0]
-    )
-    for user in players[1:]:
-        services.match_join(code=match.code, user=user)
-    match.refresh_from_db()
-    assert match.status == Status.ACTIVE
-    return match
-
-
-def finish(match: Match, order: list[User]) -> Match:
-    """End the match with `order` as its placings: all but the winner resign, last first."""
-    for user in reversed(order[1:]):
-        services.match_resign(match_id=match.pk, user=user)
-    match.refresh_from_db()
-    assert match.status == Status.FINISHED
-    return match

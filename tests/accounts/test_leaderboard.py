@@ -12,8 +12,7 @@ from django.test import Client
 
 from accounts.models import User
 from ranked.models import Rating
-
-from .conftest import finish, ranked_match
+from tests.ranked.matches import finish, ranked_match
 
 pytestmark = pytest.mark.django_db
 

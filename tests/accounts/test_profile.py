@@ -16,8 +16,7 @@ from accounts.models import User
 from games import services
 from games.models import Match
 from ranked.models import Rating
-
-from .conftest import finish, ranked_match
+from tests.ranked.matches import finish, ranked_match
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from disputes.services import DisputeError
 from games import services as games
 from games.models import Match, Seat, Status
 from ranked.models import Rating
-from tests.ranked.test_ratings import expected, finish, ranked_match
+from tests.ranked.matches import expected, finish, ranked_match
 from tests.storage.driver import play
 
 Make = Callable[..., User]

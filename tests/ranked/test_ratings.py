@@ -7,58 +7,25 @@ import itertools
 from typing import Any
 
 import pytest
-from openskill.models import PlackettLuce
 
 from accounts.models import User
 from audit import chain
 from audit.models import AuditEntry
 from games import services
 from games.errors import ServiceError
-from games.models import Match, Seat, Status
+from games.models import Seat, Status
 from games.verify import verify_match
 from ranked import ratings
 from ranked.models import Rating
 
+from .matches import MODEL, expected, finish, ranked_match
+
 _names = itertools.count()
-MODEL = PlackettLuce()
 
 
 @pytest.fixture
 def users(db: Any) -> list[User]:
     return [User.objects.create_user(f"r{next(_names)}", password="pw-for-tests") for _ in range(5)]
-
-
-def ranked_match(ruleset: str, players: list[User]) -> Match:
-    match = services.match_create(
-        ruleset=ruleset, players=len(players), mode="ranked", host=players[0]
-    )
-    for user in players[1:]:
-        services.match_join(code=match.code, user=user)
-    match.refresh_from_db()
-    assert match.status == Status.ACTIVE
-    return match
-
-
-def finish(match: Match, order: list[User]) -> Match:
-    """End the match with `order` as the placings: everyone but the winner resigns, last
-    place first."""
-    for user in reversed(order[1:]):
-        services.match_resign(match_id=match.pk, user=user)
-    match.refresh_from_db()
-    assert match.status == Status.FINISHED
-    return match
-
-
-def expected(history: list[list[int]], user_ids: list[int]) -> dict[int, tuple[float, float]]:
-    """Ratings computed straight from openskill over `history` (each a list of user ids,
-    winner first)."""
-    current = {u: (MODEL.mu, MODEL.sigma) for u in user_ids}
-    for placing in history:
-        teams = [[MODEL.rating(mu=current[u][0], sigma=current[u][1])] for u in placing]
-        rated = MODEL.rate(teams, ranks=list(range(1, len(placing) + 1)))
-        for u, team in zip(placing, rated, strict=True):
-            current[u] = (team[0].mu, team[0].sigma)
-    return current
 
 
 def rating_of(user: User, queue: str) -> Rating:
