@@ -23,6 +23,9 @@ const history = [];
 // Action ids: unique per page and action, so a repeated frame changes nothing twice.
 const PAGE_ID = [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, "0")).join("");
 let sent = 0;
+// An action made while the socket was not open (page just loaded, or reconnecting): sent once
+// the room's state arrives, so no button press is lost. The server still judges it.
+let pending = null;
 
 const board = new Board($("board"), cfg.board, { onChoose: sendMove, label: "Ludo board" });
 
@@ -145,7 +148,11 @@ function connect() {
 }
 
 function send(t, d = {}) {
-  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+  if (!socket || socket.readyState !== WebSocket.OPEN) {
+    pending = { t, d };
+    setStatus("Connecting to the room: your action goes as soon as it answers…");
+    return false;
+  }
   sent += 1;
   const id = `${PAGE_ID}-${sent}`;
   socket.send(JSON.stringify({ t, v: snap.v, id, d }));
@@ -155,6 +162,11 @@ function send(t, d = {}) {
 function receive(frame) {
   if (frame.t === "state") {
     apply(frame.d, []);
+    if (pending) {
+      const { t, d } = pending;
+      pending = null;
+      send(t, d);
+    }
   } else if (frame.t === "update") {
     const d = frame.d || {};
     const events = d.events || [];

@@ -213,6 +213,42 @@ def test_practice_against_a_bot_to_the_end(site: str, people: Any) -> None:
     expect(page).to_have_url(re.compile(r"/replay/$"))
 
 
+# Sockets that stay "connecting" until the test calls releaseSockets(): what a slow network
+# looks like to the page (events that arrive meanwhile are delivered, in order, after).
+SLOW_SOCKETS = """
+(() => {
+  const Real = window.WebSocket;
+  const held = [];
+  let hold = true;
+  window.releaseSockets = () => { hold = false; for (const f of held.splice(0)) f(); };
+  window.WebSocket = class extends Real {
+    get readyState() { return hold ? Real.CONNECTING : super.readyState; }
+    addEventListener(type, fn, options) {
+      if (type !== "open" && type !== "message") return super.addEventListener(type, fn, options);
+      return super.addEventListener(type, (e) => (hold ? held.push(() => fn(e)) : fn(e)), options);
+    }
+  };
+})();
+"""
+
+
+def test_a_button_pressed_before_the_socket_opens_is_not_lost(site: str, people: Any) -> None:
+    page = people(PHONE).page()
+    page.add_init_script(SLOW_SOCKETS)
+    page.goto(site + "/")
+    practice = page.locator("form[action='/play/computer/']")
+    practice.locator("select[name=players]").select_option("2")
+    practice.locator("button[type=submit]").click()
+    expect(page.locator("#resign")).to_be_visible()
+    page.once("dialog", lambda d: d.accept())
+    page.click("#resign")
+    expect(page.locator("#status")).to_contain_text("Connecting")
+    expect(page.locator("#replay-link")).to_be_hidden()
+    page.evaluate("releaseSockets()")
+    expect(page.locator("#replay-link")).to_be_visible()
+    assert "is out" in history(page), history(page)
+
+
 def test_local_game_two_people_on_one_device(site: str, people: Any) -> None:
     page = people(PHONE).page()
     page.goto(site + "/play/local/")
