@@ -151,6 +151,34 @@ def steps(
         yield Step(action, state, events, rolls, turn)
 
 
+def undo_point(
+    match: Match, people: set[int], actions: list[Action] | None = None
+) -> tuple[Action, State] | None:
+    """What an undo in a local game would take back: the last roll or move a person made
+    (one of the `people` corners; not a lone legal move, which goes with its roll), and the
+    state before it; None when there is none (no person has acted, or someone left since)."""
+    actions = load_actions(match) if actions is None else actions
+    state = initial_state(match)
+    if state is None:
+        return None
+    before: dict[int, State] = {}  # seq of an action -> the state before it
+    for step in steps(match, actions, start=state):
+        before[step.action.seq] = state
+        state = step.state
+    gone = withdrawn(actions)
+    for action in reversed(actions):
+        if action.seq in gone or action.kind == "undo":
+            continue
+        if action.kind == "leave":
+            return None
+        restored = before[action.seq]
+        person = action.row.corner in people  # type: ignore[union-attr]
+        if not person or (restored.phase == "move" and len(restored.legal) == 1):
+            continue
+        return action, restored
+    return None
+
+
 def replay(match: Match, upto_seq: int | None = None) -> State | None:
     """The state after every action up to event `upto_seq` (the latest when None)."""
     state = initial_state(match)

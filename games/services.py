@@ -696,7 +696,7 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
     as stale instead of taking back one more. Computer steps since ``seq`` (a bot's, or a
     lone move played by itself) do not make it stale: they are taken back too.
     """
-    from .replay import initial_state, load_actions, steps, withdrawn
+    from .replay import load_actions, undo_point
 
     with transaction.atomic():
         match = _lock(match_id)
@@ -714,27 +714,11 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
             raise ServiceError(
                 "stale", f"The match has moved on (v{match.seq}, not v{seq}): here is the new state"
             )
-        before: dict[int, State] = {}  # seq of an action -> the state before it
-        state = initial_state(match)
-        for step in steps(match, actions, start=state):
-            before[step.action.seq] = state  # type: ignore[assignment]
-            state = step.state
-        gone = withdrawn(actions)
-        target = None
-        for action in reversed(actions):
-            if action.seq in gone or action.kind == "undo":
-                continue
-            if action.kind == "leave":
-                break
-            seat = change.seat_at(action.row.corner)  # type: ignore[union-attr]
-            restored = before[action.seq]
-            if seat is None or seat.bot or (restored.phase == "move" and len(restored.legal) == 1):
-                continue
-            target = action
-            break
-        if target is None:
+        people = {s.corner for s in change.seats if not s.bot}
+        point = undo_point(match, people, actions)
+        if point is None:
             raise ServiceError("no_undo", "There is no roll or move of a person to take back")
-        restored = before[target.seq]
+        target, restored = point
         change.state = restored
         change.turn += 1
         data = {

@@ -335,6 +335,12 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "board": board_config(match.rules),
         "snapshot": snapshot,
     }
+    if match.mode == "local" and snapshot["status"] == "active":
+        from .replay import undo_point
+
+        # A reloaded page knows at once whether there is anything to take back.
+        people = {s.corner for s in match.seats.all() if not s.bot}
+        config["undo_empty"] = undo_point(match, people) is None
     return render(
         request,
         "games/room.html",

@@ -18,7 +18,8 @@ let lastMoved = null;
 let rolling = false;
 let face = 0;
 let lone = null; // the only legal move on offer, which the server plays by itself
-let undoEmpty = false; // the server said nothing is left to undo (until the next roll or move)
+// Nothing is left to undo (the server said so, or the page came so), until a person rolls or moves.
+let undoEmpty = cfg.undo_empty === true;
 const history = [];
 // Action ids: unique per page and action, so a repeated frame changes nothing twice.
 const PAGE_ID = [...crypto.getRandomValues(new Uint8Array(6))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -282,7 +283,7 @@ function apply(next, events) {
       lastMoved = null;
       face = 0; // the withdrawn roll's face is no longer in play
     }
-    if (e.kind === "rolled" || e.kind === "moved" || e.kind === "released") undoEmpty = false;
+    if (["rolled", "moved", "released"].includes(e.kind) && cfg.mine.includes(e.corner)) undoEmpty = false;
   }
   const said = events.map(words).filter(Boolean);
   if (said.length) announce(said.join(". "));

@@ -303,3 +303,35 @@ def test_undo_over_the_json_api(host, make_user) -> None:
         content_type="application/json",
     )
     assert refused.status_code == 409 and refused.json()["code"] == "no_undo"
+
+
+def test_the_room_page_says_whether_there_is_anything_to_undo(host) -> None:
+    """A reloaded local game shows Undo only when the server would take something back."""
+    import json
+
+    from django.test import Client
+
+    client = Client()
+    client.force_login(host)
+
+    def undo_empty(match: Match) -> bool:
+        page = client.get(f"/r/{match.code}/")
+        assert page.status_code == 200
+        text = page.content.decode()
+        start = text.index('id="room-config"')
+        config = json.loads(text[text.index(">", start) + 1 : text.index("</script>", start)])
+        return bool(config["undo_empty"])
+
+    match = local(host, players=2, ruleset="classic")
+    assert undo_empty(match)
+    services.match_roll(match_id=match.pk, user=host, seq=current(match).seq, action_id="r1")
+    assert not undo_empty(match)
+    services.match_undo(match_id=match.pk, user=host)
+    assert undo_empty(match)
+    # The computer first: its turns are nothing a person can take back.
+    bot_first = services.match_create(
+        ruleset="classic", players=2, mode="local", host=host, bots={0: "easy"}, first=0
+    )
+    bot_first = run_bots(bot_first)
+    assert current(bot_first).state().to_play == 2
+    assert undo_empty(bot_first)
