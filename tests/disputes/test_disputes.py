@@ -109,6 +109,24 @@ def test_the_form_opens_a_dispute_and_the_replay_page_shows_it(make_user: Make) 
     assert "Your dispute" not in other and "My clock ran out" not in other
 
 
+def test_the_room_page_of_a_match_offers_a_dispute_and_then_shows_it(make_user: Make) -> None:
+    a, b = make_user(), make_user()
+    match = ranked_match("duel", [a, b])
+    c = client_for(b)
+    live = c.get(reverse("room", args=[match.code])).content.decode()
+    # Shown by the page when the match ends while it is open; no box while it is played.
+    assert 'id="end-report"' in live and "dispute-box" not in live
+    finish(match, [a, b])
+    room = c.get(reverse("room", args=[match.code])).content.decode()
+    assert 'id="report-problem"' in room and 'id="end-report"' not in room
+    open_one(match, b)
+    room = c.get(reverse("room", args=[match.code])).content.decode()
+    assert "Your dispute" in room and 'id="report-problem"' not in room
+    assert (
+        "Your dispute" not in client_for(a).get(reverse("room", args=[match.code])).content.decode()
+    )
+
+
 # ---------------------------------------------------------------------------- permissions
 
 
