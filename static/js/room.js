@@ -166,7 +166,9 @@ function receive(frame) {
     if (pending) {
       const { t, d } = pending;
       pending = null;
+      if (t === "roll") rolling = true; // no second roll while this one is on its way
       send(t, d);
+      render();
     }
   } else if (frame.t === "update") {
     const d = frame.d || {};
