@@ -31,7 +31,7 @@ from games.engine import roll as engine_roll
 from games.engine.events import TurnPassed
 from ranked import ratings
 
-from . import broadcast, dice
+from . import broadcast, clock, dice
 from .errors import ServiceError
 from .models import Match, MatchEvent, Seat, Status, Turn
 from .models import Move as MoveRow
@@ -365,6 +365,8 @@ def _save(change: _Change) -> None:
     if change.events:
         events = [e.as_wire() for e in change.events]
         transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
+    if match.turn_deadline is not None and clock.running():
+        transaction.on_commit(clock.poke)  # the in-process clock, if any: a new deadline
 
 
 def _result(change: _Change) -> ActionResult:

@@ -21,7 +21,7 @@ import threading
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections, connections, transaction
 from django.db.models.functions import Now
 
 from .errors import ServiceError
@@ -96,33 +96,81 @@ def expire_turn(match_id: int) -> int:
 
 
 class InProcessClock:
-    """A daemon thread that runs `sweep` every `every` seconds until stopped."""
+    """A daemon thread that sweeps the clocks: at the next deadline it knows of, when a
+    change in this process sets one (`poke`), and at least every `every` seconds (the
+    disconnect grace, the quick-match queues, and deadlines set by other processes)."""
 
     def __init__(self, every: float = 1.0) -> None:
         self.every = every
         self.stopped = threading.Event()
+        self.wake = threading.Event()
         self.thread = threading.Thread(target=self.run, name="ludo-clock", daemon=True)
 
     def start(self) -> InProcessClock:
+        _ticking.add(self)
         self.thread.start()
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
         self.stopped.set()
+        self.wake.set()
         self.thread.join(timeout)
+        _ticking.discard(self)
 
     def run(self) -> None:
-        while not self.stopped.wait(self.every):
+        wait = 0.0  # deadlines set before it started are looked at once, at once
+        while not self.stopped.is_set():
+            self.wake.wait(wait)
+            self.wake.clear()
+            if self.stopped.is_set():
+                break
+            wait = self.every
             try:
                 close_old_connections()
-                sweep()
+                acted = sweep()
                 from ranked.matchmaking import sweep_all  # the quick-match queues
 
                 sweep_all()
+                soon = seconds_to_next_deadline()
+                # A deadline already past that nothing could act on (another sweep holds
+                # the match) is tried again after `every`, not in a busy loop.
+                if soon is not None and (soon > 0 or acted):
+                    wait = min(self.every, max(soon, 0.0))
             except Exception:  # noqa: BLE001 - a clock must keep ticking; the next sweep retries
                 log.exception("clock: sweep failed")
             finally:
                 close_old_connections()
+        connections.close_all()  # this thread's own: a stopped clock holds no connection
+
+
+def seconds_to_next_deadline() -> float | None:
+    """Seconds until the earliest turn deadline of an active match (negative when one is
+    past), or None when no match has one."""
+    from django.utils import timezone
+
+    from .models import Match, Status
+
+    first = (
+        Match.objects.filter(status=Status.ACTIVE, turn_deadline__isnull=False)
+        .order_by("turn_deadline")
+        .values_list("turn_deadline", flat=True)
+        .first()
+    )
+    return None if first is None else (first - timezone.now()).total_seconds()
+
+
+def poke() -> None:
+    """A change in this process set a deadline: the in-process clock (if it runs here)
+    looks again now instead of at its next tick."""
+    for ticking in list(_ticking):
+        ticking.wake.set()
+
+
+def running() -> bool:
+    return bool(_ticking)
+
+
+_ticking: set[InProcessClock] = set()  # the clocks started in this process
 
 
 _running: InProcessClock | None = None

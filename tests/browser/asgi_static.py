@@ -1,7 +1,7 @@
 """The site's ASGI app for the browser tests' daphne process
 (``daphne tests.browser.asgi_static:application``): static files served (production serves
-them apart), and the match clock swept in-process every 50 ms instead of every second, so
-bots and auto-moves keep pace with a test (LUDO_BOT_DELAY is short there too)."""
+them apart), and the match clock in-process, looking every LUDO_TEST_CLOCK_EVERY seconds as
+well as at each deadline (LUDO_BOT_DELAY is short there too, so bots keep pace with a test)."""
 
 import os
 

@@ -133,7 +133,7 @@ def serve(
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a fresh server."""
     folder = tmp_path_factory.mktemp("site")
-    with serve(folder, LUDO_TEST_CLOCK_EVERY="0.02", LUDO_BOT_DELAY="0.01") as (url, _):
+    with serve(folder, LUDO_TEST_CLOCK_EVERY="0.2", LUDO_BOT_DELAY="0.01") as (url, _):
         yield url
 
 

@@ -171,6 +171,26 @@ def test_in_process_clock_thread(settings: Any) -> None:
     assert not ticking.thread.is_alive()
 
 
+@pytest.mark.django_db(transaction=True)
+def test_in_process_clock_wakes_for_a_new_deadline_not_at_its_tick(settings: Any) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("read while the clock runs: SQLite's shared in-memory test database locks")
+    ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
+    ticking = clock.InProcessClock(every=600).start()  # its own tick: ten minutes
+    try:
+        time.sleep(0.2)  # its first look found nothing to wait for
+        match = two_player(ann, ben)  # a 20 ms turn clock: the change pokes the clock
+        for _ in range(100):
+            if MatchEvent.objects.filter(match=match, kind="timeout").count() >= 2:
+                break
+            time.sleep(0.05)
+        # The first timeout came from the poke, the next from the deadline each change set.
+        assert MatchEvent.objects.filter(match=match, kind="timeout").count() >= 2
+    finally:
+        ticking.stop()
+    assert not ticking.thread.is_alive() and not clock.running()
+
+
 def test_inprocess_default_follows_redis(settings: Any) -> None:
     del settings.LUDO_INPROCESS_CLOCK
     settings.REDIS_URL = None
