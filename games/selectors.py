@@ -14,7 +14,7 @@ from typing import Any
 from games.engine import MARKS, Move, State, new_game, rules_name, view_for
 
 from .errors import ServiceError
-from .models import Match, Seat, Status
+from .models import Match, MatchEvent, Seat, Status
 
 STATUS_NAMES = {
     Status.WAITING: "waiting",
@@ -48,6 +48,13 @@ def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:
     for seat in seats:
         seat.match = match  # one Match object, not one per seat
     return match, seats
+
+
+def latest_events(match: Match, n: int = 80) -> list[dict[str, Any]]:
+    """The match's last `n` events as clients get them (the room's history after a reload),
+    oldest first."""
+    latest = MatchEvent.objects.filter(match=match).order_by("-seq")[:n]
+    return [e.as_wire() for e in reversed(latest)]
 
 
 def seat_name(seat: Seat, match: Match) -> str:

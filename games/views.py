@@ -316,7 +316,7 @@ def _match(code: str) -> Any:
 def room(request: HttpRequest, code: str) -> HttpResponse:
     """The room: the board, the seats and the controls; the socket does the rest."""
     from . import rooms
-    from .selectors import snapshot_for
+    from .selectors import latest_events, snapshot_for
 
     match = _match(code)
     if match.code != code:
@@ -335,6 +335,8 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "board": board_config(match.rules),
         "snapshot": snapshot,
     }
+    # The room's history survives a reload: the latest events, oldest first.
+    config["history"] = latest_events(match)
     if match.mode == "local" and snapshot["status"] == "active":
         from .replay import undo_point
 

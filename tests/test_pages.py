@@ -63,6 +63,23 @@ def test_practice_room_page_has_board_and_labelled_bots(client: Client) -> None:
     assert 'aria-live="polite"' in html
 
 
+def test_the_room_history_survives_a_reload(client: Client) -> None:
+    from accounts.models import User
+
+    ann = User.objects.create_user("ann", password="a-long-pass-42")
+    client.force_login(ann)
+    match = services.match_create(
+        ruleset="classic", players=2, mode="practice", host=ann, bots={2: "easy"}, first=0
+    )
+    services.match_roll(match_id=match.pk, user=ann, seq=match.seq, action_id="r1")
+    match.refresh_from_db()
+    config = _json_script(client.get(f"/r/{match.code}/").content.decode(), "room-config")
+    history = config["history"]
+    assert [e["seq"] for e in history] == sorted(e["seq"] for e in history)
+    assert history[-1]["seq"] == match.seq and history[0]["kind"] == "created"
+    assert "rolled" in [e["kind"] for e in history]
+
+
 def test_friend_room_join_by_code_and_start(client: Client) -> None:
     client.post("/play/friends/", {"ruleset": "classic", "players": "2", "compulsory_capture": "1"})
     match = Match.objects.get()

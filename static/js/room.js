@@ -447,7 +447,9 @@ function renderLegal(moves) {
   if (!moves.length) {
     const li = document.createElement("li");
     li.className = "muted";
-    if (snap.phase === "move" && !myTurn()) li.textContent = `${seatName(snap.to_play)} is choosing a move.`;
+    if (snap.status === "waiting") li.textContent = "Once the match starts.";
+    else if (snap.status !== "active") li.textContent = "None: the match is over.";
+    else if (snap.phase === "move" && !myTurn()) li.textContent = `${seatName(snap.to_play)} is choosing a move.`;
     else li.textContent = "After a roll.";
     ol.appendChild(li);
     return;
@@ -573,5 +575,6 @@ document.addEventListener("keydown", (evt) => {
 });
 
 setInterval(tickClock, 500);
+for (const e of cfg.history || []) note(e); // what happened before this page opened
 render();
 connect();

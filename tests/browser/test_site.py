@@ -209,6 +209,9 @@ def test_practice_against_a_bot_to_the_end(site: str, people: Any) -> None:
     assert re.search(r"wins", history(page))
     # No dead Roll button once it is over: the replay and a new game are offered instead.
     expect(page.locator("#roll")).to_be_hidden()
+    page.reload()  # the history is still there, and no moves are offered
+    expect(page.locator("#history")).to_contain_text("wins")
+    expect(page.locator("#legal")).to_contain_text("the match is over")
     page.locator("#end-actions").get_by_text("Watch the replay").click()
     expect(page).to_have_url(re.compile(r"/replay/$"))
 
