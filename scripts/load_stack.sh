@@ -12,7 +12,8 @@
 # PostgreSQL and Redis must be up on loopback (as .ci/run starts them). The run uses the
 # database ludo_load (dropped and made anew) and Redis database 5 (flushed). Settings pass
 # through from the environment: CHANNEL_LAYER, DB_CONN_MAX_AGE, DB_POOL, LUDO_GC_TUNE,
-# LUDO_GC_THRESHOLDS, LUDO_DB_THREADS. Extra load_rooms.py options go in LOAD_ARGS.
+# LUDO_GC_THRESHOLDS, LUDO_DB_THREADS; for uvicorn WORKERS (processes) and WS (its WebSocket
+# implementation, default websockets-sansio). Extra load_rooms.py options go in LOAD_ARGS.
 # LOAD_SYNC_COMMIT=off sets synchronous_commit on the scratch database (a diagnostic).
 set -euo pipefail
 
@@ -66,7 +67,7 @@ daphne)
     ;;
 uvicorn)
     nice -n "$niceness" $bin/uvicorn ludo_site.asgi:application --host 127.0.0.1 --port "$port" \
-        --loop uvloop --http httptools --ws websockets --no-access-log --log-level warning \
+        --loop uvloop --http httptools --ws "${WS:-websockets-sansio}" --no-access-log --log-level warning \
         ${WORKERS:+--workers "$WORKERS"} >"$logs/server.log" 2>&1 &
     ;;
 *)
@@ -90,7 +91,7 @@ done
 say "server $server, rooms $rooms, seconds $seconds," \
     "CHANNEL_LAYER=${CHANNEL_LAYER:-pubsub} DB_CONN_MAX_AGE=${DB_CONN_MAX_AGE:-600}" \
     "DB_POOL=${DB_POOL:-0} LUDO_GC_TUNE=${LUDO_GC_TUNE:-1}" \
-    "LUDO_DB_THREADS=${LUDO_DB_THREADS:-16} WORKERS=${WORKERS:-1} synchronous_commit=${LOAD_SYNC_COMMIT:-on}" \
+    "LUDO_DB_THREADS=${LUDO_DB_THREADS:-16} WORKERS=${WORKERS:-1} WS=${WS:-websockets-sansio} synchronous_commit=${LOAD_SYNC_COMMIT:-on}" \
     "nice $niceness"
 # The database backends serving this run, reniced as they appear.
 (
