@@ -104,9 +104,17 @@ class SignInView(auth_views.LoginView):
     next_page = "/"
 
     def form_valid(self, form: SignInForm) -> HttpResponse:  # type: ignore[override]
+        from games import services
+
+        guest = self.request.user if is_guest(self.request.user) else None
         response = super().form_valid(form)
         user = form.get_user()
         audit.record(action="user.signed_in", actor=user, ip=client_ip(self.request), obj=user)
+        if guest is not None and guest.pk != user.pk:
+            # Signing in over a guest session: the guest's games come along.
+            moved = services.seats_hand_over(guest=guest, account=user)
+            if moved:
+                messages.success(self.request, "Your games as a guest are now on your account.")
         return response
 
 

@@ -27,6 +27,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("user.password_changed", "Password changed"),
             ("user.password_reset", "Password reset"),
             ("user.guest_upgraded", "Guest turned into an account"),
+            ("user.guest_merged", "Guest's games moved to the account signed in to"),
         ],
     ),
     (

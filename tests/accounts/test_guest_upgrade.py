@@ -3,6 +3,8 @@ played as a guest stay theirs and show on their profile."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -114,10 +116,41 @@ def test_signing_up_goes_to_next_only_on_this_site(client: Client) -> None:
 
 
 def test_the_sign_in_page_tells_a_guest_how_to_keep_their_games(client: Client) -> None:
-    assert (
-        "leaves those games with the guest" not in client.get("/accounts/login/").content.decode()
-    )
+    assert "move to your account" not in client.get("/accounts/login/").content.decode()
     guest, _ = practise(client)
     html = client.get("/accounts/login/").content.decode()
     assert f"You are playing as {guest.display_name}." in html
-    assert "leaves those games with the guest" in html
+    assert "move to your account" in html
+
+
+def test_a_guest_who_signs_in_to_an_existing_account_brings_the_games(
+    client: Client, make_user: Any
+) -> None:
+    account = make_user("has")
+    guest, match = practise(client)
+    # A friend room the guest hosts, where the account sits too: that seat stays the guest's.
+    both = services.match_create(ruleset="classic", players=2, mode="friendly", host=guest)
+    services.match_join(code=both.code, user=account)
+    response = client.post(
+        "/accounts/login/", {"username": account.username, "password": PASSWORD}, follow=True
+    )
+    assert response.redirect_chain and "games as a guest are now on your account" in (
+        response.content.decode()
+    )
+    assert match.seats.filter(user=account).count() == 1
+    assert Match.objects.get(pk=match.pk).host_id == account.pk
+    assert (
+        both.seats.filter(user=guest).count() == 1 and both.seats.filter(user=account).count() == 1
+    )
+    assert Match.objects.get(pk=both.pk).host_id == guest.pk
+    entry = AuditEntry.objects.filter(action="user.guest_merged").last()
+    assert entry is not None and entry.actor_id == account.pk
+    assert entry.extra_data == {"guest": guest.username, "seats": 1, "matches": [match.pk]}
+    html = client.get(f"/players/{account.username}/").content.decode()
+    assert f'href="/r/{match.code}/replay/"' in html
+
+
+def test_signing_in_without_a_guest_session_moves_nothing(client: Client, make_user: Any) -> None:
+    account = make_user("plain")
+    client.post("/accounts/login/", {"username": account.username, "password": PASSWORD})
+    assert not AuditEntry.objects.filter(action="user.guest_merged").exists()
