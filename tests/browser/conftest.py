@@ -190,6 +190,17 @@ def people(browser: Browser) -> Iterator[Any]:
     assert not errors, errors
 
 
+def practise(page: Page, site: str, *, ruleset: str = "", players: str = "") -> None:
+    """From the home page, start a practice game against the computer."""
+    page.goto(site + "/")
+    form = page.locator("form.play-now")
+    if ruleset:
+        form.locator("select[name=ruleset]").select_option(ruleset)
+    if players:
+        form.locator("select[name=players]").select_option(players)
+    form.locator("button[type=submit]").click()
+
+
 def shoot(page: Page, name: str) -> None:
     """Keep a screenshot of `page` under artefacts/screenshots/ (not in git)."""
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import DESKTOP, PHONE, shoot
+from .conftest import DESKTOP, PHONE, practise, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -31,10 +31,7 @@ def no_sideways_scroll(page: Page, width: int) -> None:
 
 def test_guest_signs_up_changes_password_and_keeps_the_match(site: str, people: Any) -> None:
     page = people(PHONE).page()
-    page.goto(site + "/")
-    practice = page.locator("form[action='/play/computer/']")
-    practice.locator("select[name=players]").select_option("2")
-    practice.locator("button[type=submit]").click()
+    practise(page, site, players="2")
     expect(page.locator("#resign")).to_be_visible()
     code = page.url.rstrip("/").rsplit("/", 1)[1]
     page.once("dialog", lambda d: d.accept())

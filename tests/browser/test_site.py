@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .conftest import DESKTOP, PHONE, SHOTS, shoot
+from .conftest import DESKTOP, PHONE, SHOTS, practise, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -198,10 +198,7 @@ def test_friends_room_by_code_click_keyboard_and_drag_until_a_capture(
 
 def test_practice_against_a_bot_to_the_end(site: str, people: Any) -> None:
     page = people(DESKTOP).page()
-    page.goto(site + "/")
-    form = page.locator("form.play-now")
-    form.locator("select[name=ruleset]").select_option("duel")
-    form.locator("button[type=submit]").click()
+    practise(page, site, ruleset="duel")
     expect(page.locator("#seats .bot-tag")).to_have_text("BOT")
     play_until([(page, "keys")], lambda: "over" in page.locator("#turn").inner_text(), 120)
     shoot(page, "practice-over")
@@ -238,10 +235,7 @@ SLOW_SOCKETS = """
 def test_a_button_pressed_before_the_socket_opens_is_not_lost(site: str, people: Any) -> None:
     page = people(PHONE).page()
     page.add_init_script(SLOW_SOCKETS)
-    page.goto(site + "/")
-    practice = page.locator("form[action='/play/computer/']")
-    practice.locator("select[name=players]").select_option("2")
-    practice.locator("button[type=submit]").click()
+    practise(page, site, players="2")
     expect(page.locator("#resign")).to_be_visible()
     page.once("dialog", lambda d: d.accept())
     page.click("#resign")
@@ -273,10 +267,7 @@ def test_local_game_two_people_on_one_device(site: str, people: Any) -> None:
 
 def test_replay_steps_through_a_finished_match(site: str, people: Any) -> None:
     page = people(DESKTOP).page()
-    page.goto(site + "/")
-    form = page.locator("form.play-now")
-    form.locator("select[name=players]").select_option("2")
-    form.locator("button[type=submit]").click()
+    practise(page, site, players="2")
     expect(page.locator("#roll")).to_be_enabled()
     play_until([(page, "keys")], lambda: history(page).count("rolls") >= 6, 20)
     page.once("dialog", lambda d: d.accept())
