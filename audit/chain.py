@@ -113,3 +113,47 @@ def verify(entries: Iterable[AuditEntry] | None = None) -> int | None:
     """None when the chain holds, else the id of the first entry that breaks it."""
     found = first_problem(entries)
     return None if found is None else found[0]
+
+
+# ---------------------------------------------------------------------------- anchors
+# The chain shows an entry changed or deleted in the middle, but not the newest entries cut
+# off the end: what is left is still a valid chain. An anchor is the head (id and hash) as
+# it was at some moment, kept somewhere the database's users cannot rewrite (beat logs one
+# every hour, `audit.log_head`; `verify_audit` prints one); checking an anchor later shows
+# whether the log still holds that entry as it was.
+
+
+def head() -> tuple[int, str] | None:
+    """The newest entry's (id, hash), or None for an empty log."""
+    last = AuditEntry.objects.order_by("-id").values_list("id", "hash").first()
+    return (int(last[0]), str(last[1])) if last else None
+
+
+def anchor_text(anchor: tuple[int, str]) -> str:
+    return f"{anchor[0]}:{anchor[1]}"
+
+
+def parse_anchor(text: str) -> tuple[int, str]:
+    """``ID:HASH`` (as `anchor_text` writes it); ValueError when it is not one."""
+    ident, sep, digest = text.strip().partition(":")
+    if not sep or not ident.isdigit() or len(digest) != 64:
+        raise ValueError(f"{text!r} is not an anchor (ID:HASH, a 64-digit SHA-256 hash)")
+    int(digest, 16)  # hexadecimal, or ValueError
+    return int(ident), digest.lower()
+
+
+def anchor_problem(anchor: tuple[int, str]) -> str | None:
+    """Why the log no longer matches `anchor`, or None when its entry is there unchanged."""
+    ident, digest = anchor
+    stored = AuditEntry.objects.filter(id=ident).values_list("hash", flat=True).first()
+    if stored is None:
+        return (
+            f"anchor {ident}: audit entry {ident} is gone; the log was cut back or the entry "
+            "deleted"
+        )
+    if stored != digest:
+        return (
+            f"anchor {ident}: audit entry {ident} has another hash than when the anchor was "
+            "taken; the log was rewritten up to it"
+        )
+    return None

@@ -3,6 +3,7 @@
 Beat sweeps the match clocks every second (`games.tasks.sweep_clocks`): turn deadlines, bot
 turns, lone-move auto-moves and disconnect grace. A sweep that is not picked up within a few
 seconds expires instead of piling up behind a busy worker: the next one does the same work.
+Every hour it logs the audit chain's head (`audit.log_head`).
 """
 
 import os
@@ -28,4 +29,7 @@ app.conf.beat_schedule = {
         "schedule": SWEEP_EVERY_SECONDS,
         "options": {"expires": 5 * SWEEP_EVERY_SECONDS},
     },
+    # The audit chain's head into the logs, kept apart from the database: an anchor that
+    # shows later whether the newest entries were cut off (`verify_audit --anchor`).
+    "log-audit-anchor": {"task": "audit.log_head", "schedule": 3600.0},
 }

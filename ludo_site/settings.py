@@ -158,3 +158,12 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
+
+# The audit chain's hourly anchor (audit.tasks.log_head) goes to standard error whatever level
+# the Celery worker logs at: the logs are where it is kept apart from the database.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"stderr": {"class": "logging.StreamHandler"}},
+    "loggers": {"ludo.audit.anchor": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
+}

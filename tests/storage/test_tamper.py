@@ -3,13 +3,16 @@ verify_audit catch each edit and name the row."""
 
 from __future__ import annotations
 
+import io
 import random
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
+from audit import services as audit
 from audit.models import AuditEntry
 from games.models import Match, MatchEvent, Move, Roll, Status, Turn
 
@@ -155,3 +158,50 @@ def test_a_deleted_match_audit_entry_is_named(finished) -> None:
     with pytest.raises(CommandError) as err:
         call_command("verify_audit")
     assert f"audit entry {after.pk} " in str(err.value)
+
+
+# ---------------------------------------------------------------------------- anchors
+
+
+def test_an_anchor_shows_the_newest_entries_cut_off(caplog: Any) -> None:
+    from audit.tasks import log_head
+    from ludo_site.celery import app
+
+    assert any(e["task"] == "audit.log_head" for e in app.conf.beat_schedule.values())
+    for n in range(3):
+        audit.record(action="match.created", extra={"n": n})
+    with caplog.at_level("INFO", logger="ludo.audit.anchor"):
+        anchor = log_head()
+    assert anchor is not None and f"audit anchor {anchor}" in caplog.text
+    out = io.StringIO()
+    call_command("verify_audit", "--anchor", anchor, stdout=out)
+    assert "1 anchor(s) hold" in out.getvalue() and f"anchor: {anchor}" in out.getvalue()
+    audit.record(action="match.created", extra={"n": 3})  # the log goes on: the anchor holds
+    call_command("verify_audit", "--anchor", anchor, stdout=io.StringIO())
+
+    # Cut the log back to before the anchor: the rest is still a valid chain...
+    ident = int(anchor.split(":")[0])
+    allow_raw_edits()
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM audit_auditentry WHERE id >= %s", [ident])
+    call_command("verify_audit", stdout=io.StringIO())
+    # ...but not the log the anchor was taken of.
+    with pytest.raises(CommandError) as cut:
+        call_command("verify_audit", "--anchor", anchor, stdout=io.StringIO())
+    assert cut.value.returncode == 1 and f"audit entry {ident} is gone" in str(cut.value)
+
+
+def test_an_anchor_shows_a_rewritten_log() -> None:
+    from audit.chain import anchor_problem, head
+
+    audit.record(action="match.created", extra={"n": 0})
+    taken = head()
+    assert taken is not None and anchor_problem(taken) is None
+    assert "another hash" in str(anchor_problem((taken[0], "0" * 64)))
+
+
+@pytest.mark.parametrize("text", ["12", "x:" + "a" * 64, "12:abc", "12:" + "g" * 64])
+def test_a_malformed_anchor_is_refused(text: str) -> None:
+    with pytest.raises(CommandError) as bad:
+        call_command("verify_audit", "--anchor", text, stdout=io.StringIO())
+    assert bad.value.returncode == 2
