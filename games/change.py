@@ -356,10 +356,7 @@ def _save(change: _Change) -> None:
         MatchEvent.objects.bulk_create(change.events)
     updated = {"snapshot", "seq", "status", "turn_seq", "turn_deadline", *change.match_fields}
     match.save(update_fields=sorted(updated))
-    for seat in change.seats:
-        names = change.seats_changed.get(seat.pk)
-        if names:
-            seat.save(update_fields=sorted(names))
+    _save_seats(change)
     for write in change.audits:
         write()
     if change.events:
@@ -367,6 +364,14 @@ def _save(change: _Change) -> None:
         transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
     if match.turn_deadline is not None and clock.running():
         transaction.on_commit(clock.poke)  # the in-process clock, if any: a new deadline
+
+
+def _save_seats(change: _Change) -> None:
+    """Write the fields the change set on each seat (only those)."""
+    for seat in change.seats:
+        names = change.seats_changed.get(seat.pk)
+        if names:
+            seat.save(update_fields=sorted(names))
 
 
 def _result(change: _Change) -> ActionResult:

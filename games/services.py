@@ -47,7 +47,7 @@ from ranked import ratings
 from . import broadcast, dice
 from .change import CLOCKED_MODES as CLOCKED_MODES
 from .change import ActionResult as ActionResult
-from .change import _begin, _Change, _lock, _lock_code, _result, _save, _seats
+from .change import _begin, _Change, _lock, _lock_code, _result, _save, _save_seats, _seats
 from .change import bot_delay as bot_delay
 from .change import normalise_code as normalise_code
 from .change import turn_seconds as turn_seconds
@@ -863,10 +863,7 @@ def _presence_save(change: _Change, who_plays: list[Seat]) -> None:
     if playing and state is not None and any(s.corner == state.to_play for s in who_plays):
         _save(change)
         return
-    for seat in change.seats:
-        names = change.seats_changed.get(seat.pk)
-        if names:
-            seat.save(update_fields=sorted(names))
+    _save_seats(change)
 
 
 def _seat_back(change: _Change, seat: Seat) -> None:

@@ -322,8 +322,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     if match.code != code:
         return redirect("room", code=match.code)
     user = request.user if request.user.is_authenticated else None
-    snapshot = snapshot_for(match, viewer_user=user)
-    mine = [s.corner for s in match.seats.all() if user is not None and s.user_id == user.pk]
+    seats = list(match.seats.select_related("user").order_by("corner"))  # read once
+    snapshot = snapshot_for(match, viewer_user=user, seats=seats)
+    mine = [s.corner for s in seats if user is not None and s.user_id == user.pk]
     join_url = request.build_absolute_uri(rooms.join_path(match.code))
     config = {
         "code": match.code,
@@ -341,7 +342,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         from .replay import undo_point
 
         # A reloaded page knows at once whether there is anything to take back.
-        people = {s.corner for s in match.seats.all() if not s.bot}
+        people = {s.corner for s in seats if not s.bot}
         config["undo_empty"] = undo_point(match, people) is None
     return render(
         request,
