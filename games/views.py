@@ -30,10 +30,11 @@ PRESETS = [
 
 
 def _levels() -> list[tuple[str, str]]:
-    """The bot levels the services seat, as (key, name)."""
-    from . import services
+    """The bot levels the services seat, as (key, text): weakest first, each with how it
+    plays and its measured strength (games.ladder)."""
+    from . import ladder
 
-    return [(level, level.capitalize()) for level in services.BOT_LEVELS]
+    return ladder.levels()
 
 
 def _default_level() -> str:

@@ -26,7 +26,7 @@ from games.engine import (
     roll,
 )
 
-from .simple import Bot
+from .simple import Bot, best_pawn
 from .threats import geometry, threat
 from .words import describe, pawn_name
 
@@ -212,8 +212,11 @@ class BudgetSpent(Exception):
 class _Search:
     """One search: its own counters, so that one Expert may serve several threads."""
 
-    def __init__(self, weights: Weights, clock: Callable[[], float], deadline: float) -> None:
+    def __init__(
+        self, weights: Weights, clock: Callable[[], float], deadline: float, model: str = "eval"
+    ) -> None:
         self.weights = weights
+        self.model = model
         self.clock = clock
         self.deadline = deadline
         self.cap = float("inf")  # the node count at which the level under way gives up
@@ -249,6 +252,8 @@ class _Search:
                 total += max(self.after(move(rolled, m)[0], me, depth - 1) for m in moves)
             elif len(moves) == 1:
                 total += self.after(move(rolled, moves[0])[0], me, depth - 1)
+            elif self.model == "rule":
+                total += self.after(move(rolled, best_pawn(rolled)[0])[0], me, depth - 1)
             else:
                 # A rival answers with its best move by the same evaluation, one ply deep.
                 best = rolled
@@ -273,6 +278,7 @@ class Expert(Bot):
 
     name = "expert"
     label = "Expert BOT"
+    about = "looks ahead over the dice, weighing each pawn's progress against its risk"
 
     def __init__(
         self,
@@ -282,7 +288,9 @@ class Expert(Bot):
         budget_ms: float = 150.0,
         weights: Weights = DEFAULT,
         clock: Callable[[], float] = time.thread_time,
+        model: str = "eval",
     ) -> None:
+        self.model = model
         self.depth = depth
         self.max_nodes = max_nodes
         self.budget_ms = budget_ms
@@ -293,7 +301,7 @@ class Expert(Bot):
         self.reached = 0
 
     def _search(self) -> _Search:
-        return _Search(self.weights, self.clock, self.clock() + self.budget_ms / 1000.0)
+        return _Search(self.weights, self.clock, self.clock() + self.budget_ms / 1000.0, self.model)
 
     def rank(self, state: State) -> list[tuple[float, Move]]:
         """Every legal move with its value for the player to act, by the deepest level the

@@ -20,6 +20,7 @@ class Bot:
 
     name = ""
     label = ""
+    about = ""  # how it plays, in a few honest words for the level picker
 
     def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
         """One of `legal_moves(state)` and the reason, for a state in phase "move"."""
@@ -49,17 +50,20 @@ class RandomBot(Bot):
 
     name = "random"
     label = "Random BOT"
+    about = "any legal move, at random"
 
     def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
         m = rng.choice(_moves(state))
         return m, describe(state, m)
 
 
-class Beginner(Bot):
-    """Home if it can, else a capture, else out of the yard, else the pawn furthest along."""
+class Greedy(Bot):
+    """Seed 003's one-device computer: home if it can, else a capture, else out of the yard,
+    else the pawn furthest along; it says which of these it did."""
 
-    name = "beginner"
-    label = "Beginner BOT"
+    name = "greedy"
+    label = "Greedy BOT"
+    about = "always the obvious move: home, capture, out of the yard, else furthest along"
 
     def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
         moves = _moves(state)
@@ -79,6 +83,53 @@ class Beginner(Bot):
         return m, f"moves {pawn_name(state, m)}, the pawn furthest along"
 
 
+def _lands_safe(state: State, m: Move) -> bool:
+    """`m` takes a pawn from where a rival may capture it to where none can."""
+    return can_be_captured(state, m.corner, m.frm) and not can_be_captured(state, m.corner, m.to)
+
+
+class Beginner(Bot):
+    """Gentle, for a first game: it keeps its pawns together (a pawn out of the yard on a 6,
+    else the pawn furthest behind) and notices a capture or a safe square only half the time;
+    when it misses one, its reason says so."""
+
+    name = "beginner"
+    label = "Beginner BOT"
+    about = "gentle: moves the pawn furthest behind, misses captures and safe squares half the time"
+    notice = 0.5
+
+    def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
+        moves = _moves(state)
+        missed = ""
+        capturing = [m for m in moves if m.captures]
+        if capturing:
+            if rng.random() < self.notice:
+                m = _furthest(capturing)
+                return m, f"captures {captured(state, m)}"
+            missed = "a capture"
+        safe = [m for m in moves if not m.captures and _lands_safe(state, m)]
+        if safe:
+            if rng.random() < self.notice:
+                m = max(safe, key=lambda m: (threat(state, m.corner, m.frm), m.to, -m.pawn))
+                where = "its home column" if m.to > state.rules.last_track else "a safe square"
+                return m, f"moves {pawn_name(state, m)} to {where}"
+            missed = missed or "a safe square"
+        out = [m for m in moves if m.frm == YARD]
+        if out:
+            m = min(out, key=lambda m: m.pawn)
+            reason = f"brings {pawn_name(state, m)} out of the yard"
+        else:
+            m = min(moves, key=lambda m: (m.frm, m.pawn))
+            reason = (
+                describe(state, m)
+                if m.home
+                else f"moves {pawn_name(state, m)}, the pawn furthest behind"
+            )
+        if missed and not (m.captures or _lands_safe(state, m)):
+            reason += f" (it missed {missed})"
+        return m, reason
+
+
 def best_pawn(state: State) -> tuple[Move, str]:
     """Seed 004's best pawn: the one that captures, else gets home, else lands safe, else
     comes out of the yard, else runs from a rival; else the pawn that ends furthest along."""
@@ -92,11 +143,7 @@ def best_pawn(state: State) -> tuple[Move, str]:
         m = min(home, key=lambda m: m.pawn)
         return m, f"brings {pawn_name(state, m)} home"
     # Landing safe: from a square where it could be captured to one where it cannot.
-    safe = [
-        m
-        for m in moves
-        if can_be_captured(state, m.corner, m.frm) and not can_be_captured(state, m.corner, m.to)
-    ]
+    safe = [m for m in moves if _lands_safe(state, m)]
     if safe:
         m = max(safe, key=lambda m: (threat(state, m.corner, m.frm), m.to, -m.pawn))
         where = "its home column" if m.to > state.rules.last_track else "a safe square"
@@ -126,10 +173,11 @@ def best_pawn(state: State) -> tuple[Move, str]:
 class Levelled(Bot):
     """Plays the best pawn (`best_pawn`) with probability `skill`, else a random legal move."""
 
-    def __init__(self, name: str, skill: float) -> None:
+    def __init__(self, name: str, skill: float, about: str = "") -> None:
         self.name = name
         self.label = f"{name.capitalize()} BOT"
         self.skill = skill
+        self.about = about
 
     def choose(self, state: State, rng: random.Random) -> tuple[Move, str]:
         moves = _moves(state)

@@ -11,13 +11,26 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from games.engine import Ruleset, State, move, new_game, roll, rules_from_name
+from games.engine import Ruleset, State, move, new_game, roll, rules_from_name, rules_name
 
 from . import BOTS
 from .simple import Bot, RandomBot
 
 POLICIES: dict[str, Bot] = {**BOTS, "random": RandomBot()}
 MAX_ROLLS = 20_000
+# Four-player tables: every preset that seats four, party with and without its options.
+TABLES = (
+    "classic",
+    "family",
+    "mensch",
+    "party",
+    "party+pairs",
+    "party+power",
+    "party+pairs+power",
+)
+# The ladder: each level against a random mover, head to head (duel rules).
+LADDER_RULES = "duel"
+LADDER_OPPONENT = "random"
 
 
 @dataclass
@@ -142,8 +155,6 @@ def run(
 
 def report(result: Result) -> list[str]:
     """The lines the `bot_tournament` command prints."""
-    from games.engine import rules_name
-
     n = result.games
     lines = [
         f"{rules_name(result.rules)}, {result.players} players, {n} games: "
@@ -171,5 +182,81 @@ def report(result: Result) -> list[str]:
         lines.append(
             f"  {name:<8} CPU {mean:.2f} ms mean per move ({t.calls} moves), "
             f"{choice:.2f} ms mean with a choice ({t.choices}), {t.longest * 1000:.1f} ms max"
+        )
+    return lines
+
+
+def ladder(games: int, seed: int, levels: list[str] | None = None) -> list[Result]:
+    """Each level's strength: `games` duel games against a random mover, seats rotating."""
+    return [
+        run(LADDER_RULES, name, LADDER_OPPONENT, games, seed, 2) for name in levels or list(BOTS)
+    ]
+
+
+def ladder_data(results: list[Result], seed: int) -> dict[str, object]:
+    """The ladder as the site stores it (games/bots/ladder.json): each level's wins against a
+    random mover with the 95% interval, in the order of `results`."""
+    levels = []
+    for r in results:
+        low, high = wilson(r.wins_a, r.games)
+        levels.append(
+            {
+                "level": r.a,
+                "wins": r.wins_a,
+                "games": r.games,
+                "rate": round(r.wins_a / r.games, 4),
+                "low": round(low, 4),
+                "high": round(high, 4),
+            }
+        )
+    return {
+        "rules": LADDER_RULES,
+        "players": 2,
+        "opponent": LADDER_OPPONENT,
+        "seed": seed,
+        "command": f"manage.py bot_tournament --ladder --games {results[0].games if results else 0}"
+        f" --seed {seed}",
+        "levels": levels,
+    }
+
+
+def out_of_order(data: dict[str, object]) -> list[str]:
+    """The levels whose measured rate is not above the one before (empty: strictly rising)."""
+    levels = data["levels"]
+    assert isinstance(levels, list)
+    return [
+        f"{b['level']} ({b['rate']:.1%}) is not above {a['level']} ({a['rate']:.1%})"
+        for a, b in zip(levels, levels[1:], strict=False)
+        if b["rate"] <= a["rate"]
+    ]
+
+
+def ladder_report(data: dict[str, object]) -> list[str]:
+    """The lines `bot_tournament --ladder` prints."""
+    levels = data["levels"]
+    assert isinstance(levels, list)
+    games = levels[0]["games"] if levels else 0
+    lines = [
+        f"ladder: {data['rules']}, 2 players, {games} games a level against a random mover "
+        f"(seats rotating, seed {data['seed']})"
+    ]
+    for row in levels:
+        lines.append(
+            f"  {row['level']:<8} wins {row['wins']:>5} of {row['games']}: {row['rate']:6.1%}"
+            f"  (95% interval {row['low']:.1%} to {row['high']:.1%})"
+        )
+    return lines
+
+
+def summary(results: list[Result]) -> list[str]:
+    """One line a table: side A's win rate with its interval and its fair share."""
+    lines = []
+    for r in results:
+        low, high = wilson(r.wins_a, r.games)
+        side = 2 if r.rules.pairs else 1
+        fair = side / r.players
+        lines.append(
+            f"  {rules_name(r.rules):<18} {r.a} {r.wins_a:>4}/{r.games}: {r.wins_a / r.games:6.1%}"
+            f"  [{low:.1%}, {high:.1%}]  (fair share {fair:.0%})"
         )
     return lines

@@ -99,9 +99,11 @@ def test_labels_say_bot():
         "Easy BOT",
         "Medium BOT",
         "Hard BOT",
+        "Greedy BOT",
         "Expert BOT",
     ]
-    assert list(BOTS) == ["beginner", "easy", "medium", "hard", "expert"]
+    assert list(BOTS) == ["beginner", "easy", "medium", "hard", "greedy", "expert"]
+    assert all(bot.about for bot in BOTS.values())
 
 
 def test_a_bot_refuses_a_state_without_a_roll_in_hand():

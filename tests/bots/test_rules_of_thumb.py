@@ -1,5 +1,5 @@
-"""The beginner's and the hard bot's orders of preference, on positions set by hand, and how
-often easy and medium play the best pawn."""
+"""The greedy (seed 003), hard and beginner bots' orders of preference, on positions set by
+hand, and how often easy and medium play the best pawn."""
 
 import random
 
@@ -25,38 +25,38 @@ OUT_OR_ALONG = at({0: [20, Y, Y, Y], 2: [Y, Y, Y, Y]}, 6)
 ALONG = at({0: [20, 5, Y, Y], 2: [Y, Y, Y, Y]}, 2)
 
 
-def beginner(state):
-    return BOTS["beginner"].choose(state, random.Random(0))
+def greedy(state):
+    return BOTS["greedy"].choose(state, random.Random(0))
 
 
-def test_beginner_brings_a_pawn_home_before_capturing():
-    chosen, reason = beginner(HOME_OR_CAPTURE)
+def test_greedy_brings_a_pawn_home_before_capturing():
+    chosen, reason = greedy(HOME_OR_CAPTURE)
     assert (chosen.pawn, chosen.to) == (0, 56)
     assert reason == "brings pawn 1 home"
 
 
-def test_beginner_captures_before_leaving_the_yard():
-    chosen, reason = beginner(CAPTURE_OR_OUT)
+def test_greedy_captures_before_leaving_the_yard():
+    chosen, reason = greedy(CAPTURE_OR_OUT)
     assert chosen.captures == ((2, 0),)
     assert reason == "captures Yellow's pawn"
 
 
-def test_beginner_leaves_the_yard_before_moving_along():
-    chosen, reason = beginner(OUT_OR_ALONG)
+def test_greedy_leaves_the_yard_before_moving_along():
+    chosen, reason = greedy(OUT_OR_ALONG)
     assert chosen.frm == YARD and chosen.pawn == 1
     assert reason == "brings pawn 2 out of the yard"
 
 
-def test_beginner_otherwise_moves_the_pawn_that_ends_furthest_along():
-    chosen, reason = beginner(ALONG)
+def test_greedy_otherwise_moves_the_pawn_that_ends_furthest_along():
+    chosen, reason = greedy(ALONG)
     assert (chosen.pawn, chosen.to) == (0, 22)
     assert reason == "moves pawn 1, the pawn furthest along"
 
 
-def test_beginner_names_every_colour_it_captures():
+def test_greedy_names_every_colour_it_captures():
     # Green (corner 1) at progress 5 and Blue (corner 3) at progress 31 share square 18.
     state = at({0: [12, Y, Y, Y], 1: [5, Y, Y, Y], 2: [Y] * 4, 3: [31, Y, Y, Y]}, 6)
-    chosen, reason = beginner(state)
+    chosen, reason = greedy(state)
     assert set(chosen.captures) == {(1, 0), (3, 0)}
     assert reason == "captures Green's and Blue's pawns"
 
@@ -134,3 +134,43 @@ def test_the_best_pawn_is_played_as_often_as_the_level_says(name, skill):
     assert abs(chose_best - expected) < 0.03
     on_purpose = sum(not r.endswith("on a hunch") for _, r in picks) / n
     assert abs(on_purpose - skill) < 0.03
+
+
+class Fixed(random.Random):
+    """A random source whose every draw is `value`: the gentle level notices, or misses."""
+
+    def __init__(self, value):
+        super().__init__(0)
+        self.value = value
+
+    def random(self):
+        return self.value
+
+
+def beginner(state, notices):
+    return BOTS["beginner"].choose(state, Fixed(0.0 if notices else 0.99))
+
+
+def test_beginner_sometimes_misses_a_capture_and_says_so():
+    chosen, reason = beginner(CAPTURE_OR_OUT, notices=True)
+    assert chosen.captures == ((2, 0),)
+    assert reason == "captures Yellow's pawn"
+    chosen, reason = beginner(CAPTURE_OR_OUT, notices=False)
+    assert (chosen.frm, chosen.captures) == (Y, ())
+    assert reason == "brings pawn 2 out of the yard (it missed a capture)"
+
+
+def test_beginner_sometimes_misses_a_safe_square_and_says_so():
+    state = at({0: [2, 18, Y, Y], 2: [Y, Y, Y, Y]}, 3)  # pawn 2 can reach the star at 21
+    chosen, reason = beginner(state, notices=True)
+    assert (chosen.pawn, chosen.to) == (1, 21)
+    assert reason == "moves pawn 2 to a safe square"
+    chosen, reason = beginner(state, notices=False)
+    assert (chosen.pawn, chosen.to) == (0, 5)
+    assert reason == "moves pawn 1, the pawn furthest behind (it missed a safe square)"
+
+
+def test_beginner_otherwise_keeps_its_pawns_together():
+    chosen, reason = beginner(ALONG, notices=True)
+    assert (chosen.pawn, chosen.frm) == (1, 5)
+    assert reason == "moves pawn 2, the pawn furthest behind"

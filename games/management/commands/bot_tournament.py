@@ -2,44 +2,98 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.bots.tournament import POLICIES, report, run
+from games import bots
+from games.bots.tournament import (
+    POLICIES,
+    TABLES,
+    ladder,
+    ladder_data,
+    ladder_report,
+    out_of_order,
+    report,
+    run,
+    summary,
+)
 from games.engine import IllegalAction, rules_from_name
+
+LADDER_FILE = Path(bots.__file__).with_name("ladder.json")
 
 
 class Command(BaseCommand):
     help = (
         "Play bot against bot on the engine (no database) and print each side's win rate "
         "with a 95% interval, games per second and the time per move. Side A takes one seat, "
-        "rotating every game; side B takes the others."
+        "rotating every game; side B takes the others. --players 4 without --ruleset plays a "
+        "table of every preset; --ladder measures every level against a random mover and "
+        "stores the ladder the level picker shows."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--ruleset",
-            default="duel",
-            help="a preset, with options joined by + (party+pairs+power)",
+            default=None,
+            help="a preset, with options joined by + (party+pairs+power); default: duel, or "
+            "with --players 4 every four-player table: " + ", ".join(TABLES),
         )
         parser.add_argument("--a", default="expert", choices=sorted(POLICIES))
         parser.add_argument("--b", default="hard", choices=sorted(POLICIES))
-        parser.add_argument("--games", type=int, default=200)
+        parser.add_argument("--games", type=int, default=200, help="games a table (or a level)")
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--players", type=int, default=None, help="default: the fewest")
+        parser.add_argument(
+            "--ladder",
+            action="store_true",
+            help="every level of games.bots.BOTS against a random mover in duel; stores the "
+            "result for the level picker",
+        )
+        parser.add_argument(
+            "--ladder-file", default=str(LADDER_FILE), help="where --ladder stores the ladder"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            rules = rules_from_name(options["ruleset"])
-        except IllegalAction as exc:
-            raise CommandError(str(exc)) from exc
-        players = options["players"] or (4 if rules.pairs else rules.min_players)
-        try:
-            rules.seats_for(players)
-        except ValueError as exc:
-            raise CommandError(str(exc)) from exc
         if options["games"] < 1:
             raise CommandError("--games must be at least 1")
-        result = run(rules, options["a"], options["b"], options["games"], options["seed"], players)
-        self.stdout.write("\n".join(report(result)))
+        if options["ladder"]:
+            self._ladder(options)
+            return
+        names = [options["ruleset"]] if options["ruleset"] else None
+        if names is None:
+            names = list(TABLES) if options["players"] == 4 else ["duel"]
+        results = []
+        for name in names:
+            try:
+                rules = rules_from_name(name)
+            except IllegalAction as exc:
+                raise CommandError(str(exc)) from exc
+            players = options["players"] or (4 if rules.pairs else rules.min_players)
+            try:
+                rules.seats_for(players)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
+            result = run(
+                rules, options["a"], options["b"], options["games"], options["seed"], players
+            )
+            results.append(result)
+            self.stdout.write("\n".join(report(result)))
+        if len(results) > 1:
+            self.stdout.write(f"summary, seed {options['seed']}:")
+            self.stdout.write("\n".join(summary(results)))
+
+    def _ladder(self, options: dict[str, Any]) -> None:
+        data = ladder_data(ladder(options["games"], options["seed"]), options["seed"])
+        self.stdout.write("\n".join(ladder_report(data)))
+        path = Path(options["ladder_file"])
+        path.write_text(json.dumps(data, indent=2) + "\n")
+        self.stdout.write(f"stored in {path}")
+        wrong = out_of_order(data)
+        if wrong:
+            raise CommandError(
+                "the levels are not in increasing strength; reorder games.bots.BOTS or change "
+                "a policy: " + "; ".join(wrong)
+            )
