@@ -42,6 +42,7 @@ class Weights(NamedTuple):
     escape: float = 0.3  # danger counts this much when the pawn's owner moves first
     lead: float = 0.5  # 4 players: weight of the leading rival against the rivals' mean
     extra_roll: float = 2.0  # the player to act rolls again
+    risk: float = 1.0  # how much of a pawn's expected loss to capture counts against it
     stock: tuple[float, float, float] = (5.0, 6.0, 4.0)  # Power: double, control, shield
 
 
@@ -109,6 +110,7 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
     out = state.out
     last = rules.last_track
     escape = weights.escape
+    risk = weights.risk
     n = len(seats)
     first = seats.index(state.to_play)
     order = [0, 0, 0, 0]
@@ -167,7 +169,7 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
                             hit *= escape
                         miss *= 1.0 - hit
                 if miss < 1.0:
-                    total -= (1.0 - miss) * loss[p + 1]
+                    total -= (1.0 - miss) * loss[p + 1] * risk
         worth[c] = total
     return worth
 
@@ -289,8 +291,10 @@ class Expert(Bot):
         weights: Weights = DEFAULT,
         clock: Callable[[], float] = time.thread_time,
         model: str = "eval",
+        capture_first: bool = False,
     ) -> None:
         self.model = model
+        self.capture_first = capture_first
         self.depth = depth
         self.max_nodes = max_nodes
         self.budget_ms = budget_ms
@@ -307,6 +311,8 @@ class Expert(Bot):
         """Every legal move with its value for the player to act, by the deepest level the
         budgets allowed; best first."""
         moves = legal_moves(state)
+        if self.capture_first and any(m.captures for m in moves):
+            moves = tuple(m for m in moves if m.captures)
         me = state.to_play
         search = self._search()
         results = [move(state, m)[0] for m in moves]

@@ -6,7 +6,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from games.bots.tournament import report, run, wilson
+from games.bots.tournament import TABLES, report, run, wilson
 
 
 def test_hard_beats_a_random_mover_clearly():
@@ -52,3 +52,23 @@ def test_the_command_prints_win_rates_with_intervals():
 def test_the_command_refuses_a_bad_player_count():
     with pytest.raises(CommandError):
         call_command("bot_tournament", "--ruleset=duel", "--players=4", "--games=1")
+
+
+def test_players_4_plays_a_table_of_every_preset_with_intervals():
+    out = io.StringIO()
+    call_command(
+        "bot_tournament",
+        "--players=4",
+        "--a=greedy",
+        "--b=hard",
+        "--games=2",
+        "--seed=3",
+        stdout=out,
+    )
+    text = out.getvalue()
+    for name in TABLES:
+        assert f"{name}, 4 players, 2 games: greedy (one seat, rotating) against hard" in text
+    summary = text.split("summary, seed 3:")[1].splitlines()[1:]
+    assert [line.split()[0] for line in summary] == list(TABLES)
+    assert all("(fair share" in line and "%]" in line for line in summary)
+    assert "party+pairs " in text and "(fair share 50%)" in text
