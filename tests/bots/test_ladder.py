@@ -76,3 +76,39 @@ def test_the_command_measures_every_level_and_stores_the_ladder(tmp_path):
     assert (refused is not None) == bool(out_of_order(data))
     if refused:
         assert "not in increasing strength" in refused
+
+
+def ladder_command(*args):
+    out = io.StringIO()
+    try:
+        call_command("bot_tournament", "--ladder", *args, stdout=out)
+    except CommandError as exc:
+        assert "not in increasing strength" in str(exc)
+    return out.getvalue()
+
+
+def test_levels_remeasures_one_level_and_keeps_the_others(tmp_path):
+    path = tmp_path / "ladder.json"
+    ladder_command("--games=2", "--seed=5", f"--ladder-file={path}")
+    first = json.loads(path.read_text())
+    first["levels"][0]["wins"] = 99  # a stale row, to see which rows are measured again
+    first["levels"][1]["wins"] = 98
+    path.write_text(json.dumps(first))
+    text = ladder_command("--games=2", "--seed=5", "--levels=easy", f"--ladder-file={path}")
+    again = json.loads(path.read_text())
+    assert [row["level"] for row in again["levels"]] == list(BOTS)
+    assert again["levels"][0]["wins"] == 99  # kept
+    assert again["levels"][1]["wins"] <= 2  # measured again
+    assert text.count("95% interval") == len(BOTS)
+    with pytest.raises(CommandError, match="--games 2 --seed 5"):
+        call_command(
+            "bot_tournament",
+            "--ladder",
+            "--games=3",
+            "--seed=5",
+            "--levels=easy",
+            f"--ladder-file={path}",
+            stdout=io.StringIO(),
+        )
+    with pytest.raises(CommandError, match="no such level"):
+        call_command("bot_tournament", "--ladder", "--levels=wizard", f"--ladder-file={path}")

@@ -55,6 +55,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--ladder-file", default=str(LADDER_FILE), help="where --ladder stores the ladder"
         )
+        parser.add_argument(
+            "--levels",
+            default="",
+            help="with --ladder: measure only these levels (comma-separated) after a policy "
+            "changed, keeping the stored rows of the others (same --games and --seed)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["games"] < 1:
@@ -86,9 +92,32 @@ class Command(BaseCommand):
             self.stdout.write("\n".join(summary(results)))
 
     def _ladder(self, options: dict[str, Any]) -> None:
-        data = ladder_data(ladder(options["games"], options["seed"]), options["seed"])
-        self.stdout.write("\n".join(ladder_report(data)))
+        games, seed = options["games"], options["seed"]
         path = Path(options["ladder_file"])
+        only = [name for name in options["levels"].split(",") if name]
+        unknown = sorted(set(only) - set(bots.BOTS))
+        if unknown:
+            raise CommandError(f"no such level: {', '.join(unknown)}")
+        kept: dict[str, Any] = {}
+        if only:
+            try:
+                old = json.loads(path.read_text())
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"--levels needs a stored ladder in {path}: {exc}") from exc
+            if old.get("seed") != seed or {r["games"] for r in old["levels"]} != {games}:
+                raise CommandError(
+                    f"the stored ladder was measured with --games "
+                    f"{old['levels'][0]['games']} --seed {old.get('seed')}: use the same"
+                )
+            kept = {row["level"]: row for row in old["levels"]}
+        measured = {r.a: r for r in ladder(games, seed, only or None)}
+        data = ladder_data([measured[name] for name in measured], seed)
+        rows = {row["level"]: row for row in data["levels"]}  # type: ignore[attr-defined]
+        missing = [name for name in bots.BOTS if name not in rows and name not in kept]
+        if missing:
+            raise CommandError(f"no stored row for {', '.join(missing)}: measure every level")
+        data["levels"] = [rows.get(name) or kept[name] for name in bots.BOTS]
+        self.stdout.write("\n".join(ladder_report(data)))
         path.write_text(json.dumps(data, indent=2) + "\n")
         self.stdout.write(f"stored in {path}")
         wrong = out_of_order(data)
