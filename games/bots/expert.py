@@ -43,6 +43,10 @@ class Weights(NamedTuple):
     lead: float = 0.5  # 4 players: weight of the leading rival against the rivals' mean
     extra_roll: float = 2.0  # the player to act rolls again
     risk: float = 1.0  # how much of a pawn's expected loss to capture counts against it
+    # A pawn's worth grows faster than its progress by bend * progress**2 / goal: a pawn far
+    # along has fewer rivals ahead to pass, so its squares are surer (four players capture
+    # far more often than two).
+    bend: float = 0.0
     stock: tuple[float, float, float] = (5.0, 6.0, 4.0)  # Power: double, control, shield
 
 
@@ -67,6 +71,8 @@ def _build(rules: Ruleset, weights: Weights) -> _Tables:
             v = p + weights.column
         else:
             v = float(p)
+        if p > 0:
+            v += weights.bend * p * p / rules.goal
         value.append(v)
     loss = tuple(
         v - value[0] if 0 <= i - 1 <= rules.last_track else 0.0 for i, v in enumerate(value)
@@ -93,6 +99,7 @@ def _tables(rules: Ruleset, weights: Weights) -> _Tables:
 
 DEFAULT = Weights()
 _BITS = tuple(bin(i).count("1") for i in range(128))
+_SIX_IN = tuple(1.0 - (5.0 / 6.0) ** n for n in range(7))  # a six within n tries
 
 
 def values(state: State, weights: Weights = DEFAULT) -> list[float]:
@@ -111,6 +118,7 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
     last = rules.last_track
     escape = weights.escape
     risk = weights.risk
+    tries = rules.tries_without_pawn_out
     n = len(seats)
     first = seats.index(state.to_play)
     order = [0, 0, 0, 0]
@@ -163,7 +171,16 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
                             near |= 64
                         else:
                             far |= 1 << there
-                    if near or far:
+                    if not track[r] and tries > 1 and yard[r] and there <= 6:
+                        # No pawn out: up to three tries for the six (mensch, party), then
+                        # the pawn comes out (mensch: onto its start, capturing there) and the
+                        # roll it earns may hit.
+                        six = _SIX_IN[tries]
+                        hit = six if there == 0 else six / 6.0
+                        if order[c] < order[r]:
+                            hit *= escape
+                        miss *= 1.0 - hit
+                    elif near or far:
                         hit = _BITS[near] / 6.0 + _BITS[far] / 36.0
                         if order[c] < order[r]:
                             hit *= escape
