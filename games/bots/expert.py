@@ -309,9 +309,13 @@ class Expert(Bot):
         clock: Callable[[], float] = time.thread_time,
         model: str = "eval",
         capture_first: bool = False,
+        crowd: tuple[int, str, int] | None = None,
     ) -> None:
         self.model = model
         self.capture_first = capture_first
+        # At a table of three or four: (depth, rival model, max_nodes) instead, so that the
+        # search can see a whole round of rivals answer.
+        self.crowd = crowd
         self.depth = depth
         self.max_nodes = max_nodes
         self.budget_ms = budget_ms
@@ -321,8 +325,16 @@ class Expert(Bot):
         self.nodes = 0
         self.reached = 0
 
-    def _search(self) -> _Search:
-        return _Search(self.weights, self.clock, self.clock() + self.budget_ms / 1000.0, self.model)
+    def _search(self, model: str | None = None) -> _Search:
+        return _Search(
+            self.weights, self.clock, self.clock() + self.budget_ms / 1000.0, model or self.model
+        )
+
+    def _settings(self, state: State) -> tuple[int, str, int]:
+        """(depth, rival model, max_nodes) for this table."""
+        if self.crowd and len(state.seats) > 2:
+            return self.crowd
+        return self.depth, self.model, self.max_nodes
 
     def rank(self, state: State) -> list[tuple[float, Move]]:
         """Every legal move with its value for the player to act, by the deepest level the
@@ -331,16 +343,17 @@ class Expert(Bot):
         if self.capture_first and any(m.captures for m in moves):
             moves = tuple(m for m in moves if m.captures)
         me = state.to_play
-        search = self._search()
+        max_depth, model, max_nodes = self._settings(state)
+        search = self._search(model)
         results = [move(state, m)[0] for m in moves]
         ranked = [(search.leaf(s, me), m) for s, m in zip(results, moves, strict=True)]
         reached = 0
-        for depth in range(1, self.depth + 1):
+        for depth in range(1, max_depth + 1):
             # A level costs some 10 times the one before: skip one that cannot fit.
-            if depth > 1 and search.nodes * 10 > self.max_nodes:
+            if depth > 1 and search.nodes * 10 > max_nodes:
                 break
             # The first level always completes (unless the clock runs out): it is cheap.
-            search.cap = self.max_nodes if depth > 1 else float("inf")
+            search.cap = max_nodes if depth > 1 else float("inf")
             try:
                 deeper = [
                     (search.after(s, me, depth), m) for s, m in zip(results, moves, strict=True)
