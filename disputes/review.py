@@ -12,10 +12,10 @@ from django.contrib.auth import get_user_model
 
 from audit.chain import problem_at
 from audit.models import AuditEntry
-from games import dice
+from games.match import dice
+from games.match.replay import ENGINE_KINDS
+from games.match.verify import verify_match
 from games.models import ENDED, Match, MatchEvent, Move, Roll, Seat, Turn
-from games.replay import ENGINE_KINDS
-from games.verify import verify_match
 
 from .models import Dispute
 

@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         from accounts.models import User
         from games import services
+        from games.match.replay import replay_snapshot
+        from games.match.verify import verify_match
         from games.models import Match, Move, Roll
-        from games.replay import replay_snapshot
-        from games.verify import verify_match
 
         host = User.objects.create_user("bench-host")
         rng = random.Random(1)

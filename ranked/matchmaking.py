@@ -37,11 +37,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
 
-from accounts.views import is_guest
+from accounts.models import is_guest
 from audit import services as audit
 from audit.clock import db_now
 from games import services
-from games.errors import ServiceError
+from games.match.errors import ServiceError
 from games.models import Match, Seat, Status
 
 from .models import Entry, Queue, Rating

@@ -24,9 +24,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connections
 
-from . import presence, rooms
-from .errors import ServiceError
-from .wire import Intent, RateLimit, WireError, error_frame, frame, parse
+from games import services
+from games.live import presence
+from games.live.wire import Intent, RateLimit, WireError, error_frame, frame, parse
+from games.match import rooms
+from games.match.errors import ServiceError
+from games.match.selectors import match_by_code, match_with_seats, snapshot_for
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -253,8 +256,6 @@ class MatchConsumer(AsyncWebsocketConsumer):
         loaded = await _loaded(self.match_id, v)
         if loaded is None:
             return None
-        from .selectors import snapshot_for
-
         match, seats = loaded
         # No query here: the seats come with their users.
         return snapshot_for(
@@ -311,8 +312,6 @@ def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
 
 @on_db_thread
 def _find(code: str) -> tuple[int, dict[int, int | None]] | None:
-    from .selectors import match_by_code
-
     try:
         match = match_by_code(code)
     except ServiceError:
@@ -355,8 +354,6 @@ def _arrive(
 ) -> dict[str, Any] | None:
     """Mark the seat connected (grace over) and read the snapshot, in one trip to the
     database thread."""
-    from .selectors import snapshot_for
-
     presence.seat_connected(match_id=match_id, user=user, ip=ip)
     loaded = _load_now(match_id)
     if loaded is None:
@@ -365,8 +362,6 @@ def _arrive(
 
 
 def _load_now(match_id: int) -> Loaded | None:
-    from .selectors import match_with_seats
-
     return match_with_seats(match_id)  # one query
 
 
@@ -375,8 +370,6 @@ _load = on_db_thread(_load_now)
 
 def _act(match_id: int, user: Any, intent: Intent) -> Any:
     """The one service call for a client's intent; its `ActionResult`."""
-    from . import services
-
     if intent.t == "roll":
         return services.match_roll(
             match_id=match_id,

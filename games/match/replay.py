@@ -21,10 +21,9 @@ from typing import Any
 
 from games.engine import Event, Move, State, dumps, move, new_game, resign, roll
 from games.engine.events import TurnPassed
-
-from .models import Match, MatchEvent
-from .models import Move as MoveRow
-from .models import Roll as RollRow
+from games.models import Match, MatchEvent
+from games.models import Move as MoveRow
+from games.models import Roll as RollRow
 
 # Kinds of the events the engine emits (`as_dict(event)["kind"]`); every other kind in the
 # stream is a service event (created, joined, client_seed, started, timeout, leave, undone,
