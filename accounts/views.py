@@ -25,7 +25,8 @@ from django.views.decorators.http import require_GET
 
 from audit import services as audit
 from games import services
-from ranked.ratings import leaderboard_min_games, provisional_games
+from ranked.models import provisional_games
+from ranked.ratings import leaderboard_min_games
 
 from . import profiles, throttle
 from .addresses import client_ip

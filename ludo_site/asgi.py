@@ -3,6 +3,7 @@
 import gc
 import os
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ludo_site.settings")
@@ -47,8 +48,6 @@ def tune_gc(*, enabled: bool, thresholds: tuple[int, int, int] | None) -> bool:
 
 
 def _tune_gc_from_settings() -> None:
-    from django.conf import settings
-
     tune_gc(
         enabled=getattr(settings, "LUDO_GC_TUNE", False),
         thresholds=getattr(settings, "LUDO_GC_THRESHOLDS", None),

@@ -25,8 +25,8 @@ from games.match.rooms import spoken
 from games.models import Seat, Status
 
 from . import matchmaking
-from .models import Queue, Rating
-from .ratings import MU, SIGMA, is_provisional, ordinal
+from .models import Queue, Rating, is_provisional
+from .ratings import MU, SIGMA, ordinal
 
 # How each queue is offered on the page.
 QUEUE_CHOICES = [

@@ -1,7 +1,7 @@
 """The match room over WebSocket (``ws/match/<room code>/``): thin, as DESIGN.md asks.
 
 A consumer authenticates (the session, through ``AuthMiddlewareStack``), validates a frame's
-shape (`games.wire`), calls one service and relays. It never changes a match itself: the
+shape (`games.live.wire`), calls one service and relays. It never changes a match itself: the
 services lock, check, store, commit and broadcast ``match.update`` to the group
 ``match.<id>``; each consumer then sends its own viewer's snapshot, so what a viewer may not
 see (another player's Power stock) never reaches them.
@@ -133,7 +133,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.match_id = match_id
         if self.corner is not None and self.user is not None:
-            # Sockets are counted per player across tabs and processes (`games.presence`).
+            # Sockets are counted per player across tabs and processes (`games.live.presence`).
             snapshot = await _arrive(
                 match_id, self.user, self.corner, self.viewer_corner, _socket_ip(self.scope)
             )
@@ -187,7 +187,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ server -> client
 
     async def match_update(self, event: dict[str, Any]) -> None:
-        """A committed change (from `games.broadcast`): send it with this viewer's snapshot.
+        """A committed change (from `games.services.broadcast`): send it with this viewer's snapshot.
 
         Game events carry their ``seq``; one this socket's last snapshot already holds is not
         sent again. Presence events (connected, disconnected, away, back) carry none: they

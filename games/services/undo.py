@@ -28,7 +28,7 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
     """Local play only: take back the last roll or move a person made, with every computer
     step after it. The stream keeps what happened: an "undone" event withdraws the actions
     from that roll or move on, puts back the state before it and begins a new turn (see
-    `games.replay`); later rolls draw fresh dice numbers.
+    `games.match.replay`); later rolls draw fresh dice numbers.
 
     A move that was the only legal one is taken back with its roll (else it would play
     itself again). Refused (``no_undo``) in ranked, friendly and practice matches, and when

@@ -1,5 +1,5 @@
 """The pages people see: home, the rules, a room, a local game, a replay. Thin: they read
-through `games.selectors` and write only by calling `games.services`.
+through `games.match.selectors` and write only by calling `games.services`.
 """
 
 from __future__ import annotations
