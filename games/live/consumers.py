@@ -187,7 +187,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ server -> client
 
     async def match_update(self, event: dict[str, Any]) -> None:
-        """A committed change (from `games.services.broadcast`): send it with this viewer's snapshot.
+        """A committed change (from `games.services.broadcast`): send it with this viewer's
+        snapshot.
 
         Game events carry their ``seq``; one this socket's last snapshot already holds is not
         sent again. Presence events (connected, disconnected, away, back) carry none: they

@@ -4,8 +4,8 @@ The state is on the seat, written by the services only (`games.services`, "prese
 ``connected``, ``disconnected_at`` (when the seat's last connection closed) and ``away`` (the
 computer plays the seat until the player is back). The clock sweep finds the graces that ran
 out with a database query (`sweep_grace`) and hands each to `services.seat_grace_expired`;
-the computer's steps for an away seat are the match's ordinary deadline (`games.services.kernel`), so
-the turn sweep plays them.
+the computer's steps for an away seat are the match's ordinary deadline
+(`games.services.kernel`), so the turn sweep plays them.
 
 What is kept here is how many sockets each player has open in a room, so that a second tab
 closing does not start the grace while another is open: a Redis counter when Redis is
