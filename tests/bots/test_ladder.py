@@ -8,9 +8,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from games import ladder
 from games.bots import BOTS
 from games.bots.tournament import LADDER_OPPONENT, LADDER_RULES, out_of_order, wilson
+from games.web import ladder
 
 
 def stored():

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from games.bots import BOTS
-from games.ladder import LADDER_FILE
+from games.web.ladder import LADDER_FILE
 
 pytestmark = pytest.mark.browser
 
