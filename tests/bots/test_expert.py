@@ -178,3 +178,20 @@ def test_a_finished_player_moves_the_partners_pawns_in_pairs():
         chosen, reason = bot.choose(state, random.Random(0))
         assert chosen.corner == 2, name
         assert "Yellow's pawn" in reason, name
+
+
+def test_a_crowd_setting_applies_only_at_tables_of_more_than_two():
+    crowd = Expert(crowd=(1, "rule", 10**9), clock=Clock(0.0))
+    crowd.rank(BUSY)  # duel: the usual two levels
+    assert crowd.reached == 2
+    four = at(CLASSIC, {0: [30, 2, 12, Y], 1: [Y] * 4, 2: [40, 1, Y, Y], 3: [Y] * 4}, 6)
+    ranked = crowd.rank(four)
+    assert crowd.reached == 1
+    assert sorted(m for _, m in ranked) == sorted(legal_moves(four))
+
+
+def test_rivals_answering_by_the_hard_rule_still_rank_every_move():
+    expert = Expert(model="rule", depth=2, max_nodes=10**9, clock=Clock(0.0))
+    ranked = expert.rank(BUSY)
+    assert expert.reached == 2
+    assert sorted(m for _, m in ranked) == sorted(legal_moves(BUSY))
