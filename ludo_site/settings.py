@@ -72,9 +72,9 @@ TEMPLATES = [
 
 ASGI_APPLICATION = "ludo_site.asgi.application"
 
-# On PostgreSQL connections are kept DB_CONN_MAX_AGE seconds (default 600; 0 closes each after
-# use; DB_HEALTH_CHECKS=1 checks each before use), or DB_POOL=1 uses psycopg's pool
-# (ludo_site.env.database).
+# On PostgreSQL psycopg's pool, at most DB_POOL_MAX (10) connections a process, DB_POOL_MIN (2)
+# kept when idle; DB_POOL=0 opens one per request or socket action (DB_CONN_MAX_AGE 0)
+# (ludo_site.env.database; README "Database connections").
 DATABASES = {
     "default": env.database(
         os.environ.get("DATABASE_URL"),
@@ -82,6 +82,8 @@ DATABASES = {
         conn_max_age=os.environ.get("DB_CONN_MAX_AGE"),
         pool=os.environ.get("DB_POOL"),
         health_checks=os.environ.get("DB_HEALTH_CHECKS"),
+        pool_min=os.environ.get("DB_POOL_MIN"),
+        pool_max=os.environ.get("DB_POOL_MAX"),
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
