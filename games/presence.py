@@ -69,11 +69,11 @@ class MemoryStore:
 class RedisStore:
     """Socket counts every server process shares."""
 
-    def __init__(self, url: str, namespace: str) -> None:
+    def __init__(self, url: str, prefix: str) -> None:
         import redis
 
         self.client: Any = redis.Redis.from_url(url, socket_timeout=10)
-        self.prefix = f"ludo:{namespace}:sockets"
+        self.prefix = f"{prefix}:sockets"
 
     def _key(self, match_id: int, user_id: int) -> str:
         return f"{self.prefix}:{match_id}:{user_id}"
@@ -104,11 +104,9 @@ def store() -> Store:
     with _store_lock:
         if _store is None:
             url = getattr(settings, "REDIS_URL", None)
-            if url:
-                # Matches are numbered per database: keep two databases' counts apart.
-                _store = RedisStore(url, str(settings.DATABASES["default"]["NAME"]))
-            else:
-                _store = MemoryStore()
+            # Matches are numbered per database: the site's prefix (by default from the
+            # database's name) keeps two sites' counts apart.
+            _store = RedisStore(url, settings.REDIS_PREFIX) if url else MemoryStore()
         return _store
 
 

@@ -7,6 +7,7 @@ touching ``os.environ``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -153,13 +154,33 @@ def size_pool_for_worker(config: dict[str, Any]) -> None:
     pool["min_size"] = min(int(pool.get("min_size", WORKER_POOL_MIN)), WORKER_POOL_MIN)
 
 
-def channel_layers(redis_url: str | None, kind: str | None = None) -> dict[str, Any]:
+def redis_prefix(value: str | None, database_name: Any) -> str:
+    """The prefix of everything this site puts in Redis (``REDIS_PREFIX``): the channel
+    layer's channels and groups, the cache, the socket counts, Celery's queues. Unset, it is
+    ``ludo.`` and the database's name: two sites (or a staging copy) on one Redis then keep
+    apart, as Redis pub/sub ignores the database number of the URL."""
+    if value is not None and value.strip():
+        prefix = value.strip()
+    else:
+        name = Path(str(database_name)).stem if database_name else "default"
+        prefix = f"ludo.{name}"
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", prefix):
+        raise ValueError(
+            f"REDIS_PREFIX takes 1-64 letters, digits, '.', '_' or '-', got {prefix!r}"
+        )
+    return prefix
+
+
+def channel_layers(
+    redis_url: str | None, kind: str | None = None, prefix: str = "ludo"
+) -> dict[str, Any]:
     """The channel layer: in-memory when no Redis is configured, else channels-redis.
 
     ``kind`` (``CHANNEL_LAYER``): ``pubsub`` (the default) is channels-redis'
     RedisPubSubChannelLayer, which measured best here and drops nothing at the load the core
     layer drops at; ``core`` is RedisChannelLayer with a larger per-channel capacity than its
-    100 (past which it drops messages, logged at INFO only). Both get the redis-py 8 fixes.
+    100 (past which it drops messages, logged at INFO only). Both get the redis-py 8 fixes,
+    and `prefix` (`redis_prefix`) before their channel and group names.
     """
     if not redis_url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -174,7 +195,7 @@ def channel_layers(redis_url: str | None, kind: str | None = None) -> dict[str, 
         "socket_timeout": REDIS_SOCKET_TIMEOUT,
         "max_connections": REDIS_MAX_CONNECTIONS,
     }
-    config: dict[str, Any] = {"hosts": [host]}
+    config: dict[str, Any] = {"hosts": [host], "prefix": f"{prefix}:asgi"}
     if kind == "core":
         config["capacity"] = CORE_LAYER_CAPACITY
     return {"default": {"BACKEND": CHANNEL_LAYER_BACKENDS[kind], "CONFIG": config}}
@@ -204,7 +225,15 @@ def celery_broker_url(redis_url: str | None) -> str:
     return redis_url or "memory://"
 
 
-def caches(redis_url: str | None) -> dict[str, Any]:
+def celery_transport_options(redis_url: str | None, prefix: str) -> dict[str, Any]:
+    """Celery's broker options: on Redis every key and pub/sub channel it uses starts with
+    `prefix`, so two sites on one Redis never take each other's tasks."""
+    if not redis_url:
+        return {}
+    return {"global_keyprefix": f"{prefix}:celery:"}
+
+
+def caches(redis_url: str | None, prefix: str = "ludo") -> dict[str, Any]:
     """Django's cache: per-process memory when no Redis is configured, else Redis (Django's own
     RedisCache), so that what it counts (sign-in attempts) holds across server processes."""
     if not redis_url:
@@ -213,7 +242,7 @@ def caches(redis_url: str | None) -> dict[str, Any]:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": redis_url,
-            "KEY_PREFIX": "ludo",
+            "KEY_PREFIX": prefix,
         }
     }
 

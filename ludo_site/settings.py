@@ -89,8 +89,11 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL") or None
+# Before every Redis key and channel of this site: REDIS_PREFIX, else "ludo." and the
+# database's name (two sites on one Redis would otherwise hear each other's rooms).
+REDIS_PREFIX = env.redis_prefix(os.environ.get("REDIS_PREFIX"), DATABASES["default"]["NAME"])
 # CHANNEL_LAYER=pubsub (default) or core picks the channels-redis layer when REDIS_URL is set.
-CHANNEL_LAYERS = env.channel_layers(REDIS_URL, os.environ.get("CHANNEL_LAYER"))
+CHANNEL_LAYERS = env.channel_layers(REDIS_URL, os.environ.get("CHANNEL_LAYER"), REDIS_PREFIX)
 
 # Garbage collection in a server process (ludo_site.asgi, after start-up): freeze what start-up
 # made, so full passes skip it, and collect less often (LUDO_GC_THRESHOLDS, empty for Python's
@@ -125,6 +128,7 @@ RANKED_LEADERBOARD_MIN_GAMES = int(os.environ.get("RANKED_LEADERBOARD_MIN_GAMES"
 DISPUTE_WINDOW_DAYS = int(os.environ.get("DISPUTE_WINDOW_DAYS") or 14)
 
 CELERY_BROKER_URL = env.celery_broker_url(REDIS_URL)
+CELERY_BROKER_TRANSPORT_OPTIONS = env.celery_transport_options(REDIS_URL, REDIS_PREFIX)
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -148,7 +152,7 @@ SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
 # Reverse proxies in front of the site whose X-Forwarded-For is believed (accounts.addresses).
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or 0)
 # The cache holds the sign-in counts: Redis when REDIS_URL is set, so every process shares them.
-CACHES = env.caches(REDIS_URL)
+CACHES = env.caches(REDIS_URL, REDIS_PREFIX)
 # Email (password reset links): the console unless EMAIL_HOST names an SMTP server.
 globals().update(env.email(os.environ))
 

@@ -165,7 +165,7 @@ def test_channel_layer_redis_url_defaults_to_pubsub() -> None:
     default = env.channel_layers("redis://cache.internal:6380/2")["default"]
     assert default == {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        "CONFIG": {"hosts": [HOST]},
+        "CONFIG": {"hosts": [HOST], "prefix": "ludo:asgi"},
     }
     assert env.channel_layers("redis://cache.internal:6380/2", "") == {"default": default}
 
@@ -178,7 +178,7 @@ def test_channel_layer_pubsub_or_core_by_name() -> None:
     core = env.channel_layers(url, "core")["default"]
     assert core["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     # The core layer drops a message past its capacity (100 by default) on one channel.
-    assert core["CONFIG"] == {"hosts": [HOST], "capacity": 1000}
+    assert core["CONFIG"] == {"hosts": [HOST], "capacity": 1000, "prefix": "ludo:asgi"}
     with pytest.raises(ValueError, match="CHANNEL_LAYER must be one of core, pubsub"):
         env.channel_layers(url, "memory")
     # No Redis: in-memory whatever the choice.
@@ -204,6 +204,22 @@ def test_core_layer_takes_our_capacity() -> None:
 
     config = env.channel_layers("redis://cache.internal:6380/2", "core")["default"]["CONFIG"]
     assert RedisChannelLayer(**config).capacity == 1000
+
+
+def test_redis_prefix_from_setting_or_database_name(tmp_path: Path) -> None:
+    assert env.redis_prefix(None, "ludo") == "ludo.ludo"
+    assert env.redis_prefix("", "ludo_staging") == "ludo.ludo_staging"
+    assert env.redis_prefix(None, tmp_path / "db.sqlite3") == "ludo.db"
+    assert env.redis_prefix(" site-2 ", "ludo") == "site-2"
+    for bad in ("two words", "a:b", "x" * 65, "{braces}"):
+        with pytest.raises(ValueError, match="REDIS_PREFIX"):
+            env.redis_prefix(bad, "ludo")
+    layer = env.channel_layers("redis://r:6379/0", "core", "site-2")["default"]["CONFIG"]
+    assert layer["prefix"] == "site-2:asgi"
+    assert env.caches("redis://r:6379/0", "site-2")["default"]["KEY_PREFIX"] == "site-2"
+    options = env.celery_transport_options("redis://r:6379/0", "site-2")
+    assert options == {"global_keyprefix": "site-2:celery:"}
+    assert env.celery_transport_options(None, "site-2") == {}
 
 
 def test_gc_thresholds() -> None:

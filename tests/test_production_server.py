@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,6 +30,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from ludo_site import env as site_env
+from tests.servers import free_port, own_redis
 
 pytestmark = pytest.mark.e2e
 
@@ -41,55 +40,8 @@ WORKERS = 2
 REQUESTS = 400
 
 
-def free_port() -> int:
-    """A free local port: from LUDO_TEST_PORTS ("18100-18199") when set (a shared machine's
-    share), else any the system gives."""
-    span = os.environ.get("LUDO_TEST_PORTS", "")
-    candidates = [0]
-    if span:
-        low, high = (int(p) for p in span.split("-"))
-        candidates = list(range(low, high + 1))
-    for port in candidates:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return int(s.getsockname()[1])
-    raise RuntimeError(f"no free port in {span}")
-
-
-def _port_open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.2)
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
 def _admin(database_url: str) -> str:
     return urlunsplit(urlsplit(database_url)._replace(path="/postgres"))
-
-
-@contextmanager
-def own_redis() -> Iterator[str]:
-    """A redis-server of this test's own (nothing shared: no other site hears it)."""
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.skip("needs redis-server")
-    port = free_port()
-    proc = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        end = time.monotonic() + 10
-        while not _port_open(port):
-            assert time.monotonic() < end, "redis-server did not start"
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @contextmanager
