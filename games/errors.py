@@ -18,6 +18,7 @@ CODES = frozenset(
         "already_void",  # the match was voided already
         "no_undo",  # undo is for local games only, and there must be something to undo
         "ranked_busy",  # an account plays one ranked match at a time
+        "ranked_by_matchmaking",  # ranked matches are made, and sat in, by quick match only
         "forbidden",  # the user may not do this (not a moderator, not their match, ...)
     }
 )

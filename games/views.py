@@ -356,7 +356,13 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             "join_url": join_url,
             # Inline: segno's SVG has no xmlns, so it cannot be an <img> source.
             "qr": mark_safe(rooms.qr_svg(join_url)) if snapshot["status"] == "waiting" else "",
-            "can_join": snapshot["status"] == "waiting" and not mine,
+            # A ranked room seats only the players quick match paired (no dead Join button).
+            "can_join": snapshot["status"] == "waiting"
+            and not mine
+            and (
+                match.mode != "ranked"
+                or (user is not None and user.pk in match.options.get("paired", ()))
+            ),
             "can_start": snapshot["status"] == "waiting"
             and user is not None
             and match.host_id == user.pk

@@ -166,3 +166,42 @@ def test_replay_reveals_the_dice_proof_only_at_the_end(ann: User, ben: User) -> 
     assert dice.commitment(proof["server_seed"]) == proof["commitment"]
     assert record["seats"][1]["left"] is True
     assert [e["seq"] for e in record["events"]] == list(range(1, match.seq + 1))
+
+
+def test_ranked_rooms_are_made_by_matchmaking_only(ann: User, ben: User) -> None:
+    """Issue 12: the API answered 500 for a ranked room, and anyone with the code could sit
+    in a waiting ranked room, which was then rated."""
+    host = Api(ann)
+    error_of(
+        host.post("/api/matches", {"ruleset": "duel", "players": 2, "mode": "ranked"}),
+        403,
+        "ranked_by_matchmaking",
+    )
+    carol = User.objects.create(username="carol")
+    match = services.match_create(
+        ruleset="duel", players=2, mode="ranked", host=ann, paired=[ann, ben]
+    )
+    error_of(Api(carol).post(f"/api/matches/{match.code}/join"), 403, "ranked_by_matchmaking")
+    assert not match.seats.filter(user=carol).exists()
+    # The paired player sits, signed in through the request (a lazy user object).
+    joined = Api(ben).post(f"/api/matches/{match.code}/join")
+    assert joined.status_code == 200, joined.content
+    assert Match.objects.get(pk=match.pk).status == Status.ACTIVE
+
+
+def test_ranked_room_page_join_is_refused_with_a_message(ann: User, ben: User) -> None:
+    carol = User.objects.create(username="carol")
+    match = services.match_create(
+        ruleset="duel", players=2, mode="ranked", host=ann, paired=[ann, ben]
+    )
+    browser = Client()
+    browser.force_login(carol)
+    join_form = f'action="/r/{match.code}/join/"'.encode()
+    assert join_form not in browser.get(f"/r/{match.code}/").content  # no Join button
+    paired = Client()
+    paired.force_login(ben)
+    assert join_form in paired.get(f"/r/{match.code}/").content
+    page = browser.post(f"/r/{match.code}/join/", follow=True)
+    assert page.status_code == 200
+    assert b"quick match" in page.content
+    assert not match.seats.filter(user=carol).exists()

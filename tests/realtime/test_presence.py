@@ -298,7 +298,9 @@ def test_party_leaver_comes_back_by_opening_the_room(players: tuple[User, User])
 def test_ranked_party_leaving_is_a_forfeit(players: tuple[User, User]) -> None:
     """Ranked matches never seat a bot: leaving takes the player out."""
     ann, ben = players
-    match = services.match_create(ruleset="party", players=2, mode="ranked", host=ann)
+    match = services.match_create(
+        ruleset="party", players=2, mode="ranked", host=ann, paired=[ann, ben]
+    )
     services.match_join(code=match.code, user=ben)
     result = services.match_resign(match_id=match.pk, user=ann)
     assert result.events[0]["kind"] == "leave"
