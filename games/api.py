@@ -23,7 +23,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth import login, logout
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.views.decorators.csrf import csrf_exempt
@@ -157,10 +157,7 @@ def session(request: HttpRequest) -> HttpResponse:
         username, password = data.get("username"), data.get("password")
         if not isinstance(username, str) or not isinstance(password, str):
             raise ApiError("bad_request", "Send a username and a password")
-        user = authenticate(request, username=username, password=password)
-        if user is None:
-            raise ApiError("unauthenticated", "Wrong username or password")
-        login(request, user)
+        _sign_in(request, username, password)
     elif request.method == "DELETE":
         logout(request)
     user = request.user
@@ -171,6 +168,28 @@ def session(request: HttpRequest) -> HttpResponse:
             "csrf": get_token(request),
         }
     )
+
+
+def _sign_in(request: HttpRequest, username: str, password: str) -> None:
+    """The sign-in form's own checks (`accounts.forms.SignInForm`: the attempt limits per
+    username and address, the audit of failures and refusals), then its after-effects
+    (`accounts.views.signed_in`): the API is no way around them."""
+    from accounts.forms import SignInForm
+    from accounts.views import is_guest, signed_in
+
+    guest = request.user if is_guest(request.user) else None
+    form = SignInForm(request, data={"username": username, "password": password})
+    if not form.is_valid():
+        errors = form.errors.as_data()
+        refusals = errors.get("__all__", [])
+        if any(e.code == "limited" for e in refusals):
+            raise ApiError("rate_limited", " ".join(form.non_field_errors()))
+        if refusals:
+            raise ApiError("unauthenticated", " ".join(form.non_field_errors()))
+        raise ApiError("bad_request", "Send a username (at most 150 characters) and a password")
+    user = form.get_user()
+    login(request, user)
+    signed_in(request, user, guest=guest)
 
 
 # ---------------------------------------------------------------------------- matches
