@@ -303,10 +303,17 @@ def _result(result: Any) -> dict[str, Any]:
     return {"ok": True, **{k: v for k, v in vars(result).items() if not k.startswith("_")}}
 
 
+def _my_corners(request: HttpRequest, match: Any) -> set[int]:
+    if not request.user.is_authenticated:
+        return set()
+    return set(match.seats.filter(user_id=request.user.pk).values_list("corner", flat=True))
+
+
 @api("GET")
 def match_replay(request: HttpRequest, code: str) -> HttpResponse:
     from . import dice
     from .models import Move, Roll
+    from .selectors import visible_events
 
     match = _match(code)
     rolls = list(Roll.objects.filter(match=match).order_by("n"))
@@ -327,7 +334,12 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
             }
             for s in match.seats.select_related("user").order_by("corner")
         ],
-        "events": [e.as_wire() for e in match.events.order_by("seq")],
+        # Another player's Power picks are withheld until the match is over (their stock).
+        "events": visible_events(
+            (e.as_wire() for e in match.events.order_by("seq")),
+            mine=_my_corners(request, match),
+            ended=match.ended,
+        ),
         "rolls": [
             {
                 "n": r.n,

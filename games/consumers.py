@@ -26,6 +26,7 @@ from django.db import connections
 
 from . import presence, rooms
 from .errors import ServiceError
+from .selectors import visible_events
 from .wire import Intent, RateLimit, WireError, error_frame, frame, parse
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     viewer_corner: int | None = None
     group: str = ""
     sent_v: int = -1
+    mine: frozenset[int] = frozenset()
     last: dict[str, Any] | None = None  # the snapshot this socket was sent last
 
     async def send(
@@ -123,6 +125,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         match_id, self.corner = found[0], _corner_of(found[1], self.user)
+        # Every corner this user sits in (several in local play): their private events.
+        self.mine = frozenset(
+            c for c, uid in found[1].items() if self.user is not None and uid == self.user.pk
+        )
         several = self.user is not None and list(found[1].values()).count(self.user.pk) > 1
         self.viewer_corner = None if several else self.corner
         self.group = f"match.{match_id}"
@@ -219,7 +225,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         if presence_events:
             snapshot = _with_presence(snapshot, presence_events, same_v=True)
-        fresh = game + [_presence_wire(e) for e in presence_events]
+        # Another seat's Power picks stay theirs (the snapshot hides the stock too).
+        fresh = visible_events(game, mine=self.mine) + [_presence_wire(e) for e in presence_events]
         self.sent_v = max(self.sent_v, v)
         self.last = snapshot
         await self.send(

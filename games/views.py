@@ -337,7 +337,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "snapshot": snapshot,
     }
     # The room's history survives a reload: the latest events, oldest first.
-    config["history"] = latest_events(match)
+    config["history"] = latest_events(match, mine=mine)
     if match.mode == "local" and snapshot["status"] == "active":
         from .replay import undo_point
 
