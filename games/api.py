@@ -18,7 +18,6 @@ Every error is ``{"code", "message"}`` with a matching HTTP status, and changes 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -32,7 +31,7 @@ from accounts.addresses import client_ip
 
 from . import rooms
 from .errors import ServiceError
-from .wire import WireError, parse
+from .wire import WireError, loads, parse
 
 STATUS = {
     "bad_message": 400,
@@ -116,10 +115,7 @@ def _body(request: HttpRequest) -> dict[str, Any]:
         raise ApiError("too_large", f"Bodies are at most {MAX_BODY_BYTES} bytes")
     if not request.body:
         return {}
-    try:
-        data = json.loads(request.body)
-    except ValueError:
-        raise ApiError("bad_message", "The body is not JSON") from None
+    data = loads(request.body, what="body")
     if not isinstance(data, dict):
         raise ApiError("bad_message", "The body must be a JSON object")
     return data
