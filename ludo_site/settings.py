@@ -47,6 +47,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A NUL or an unencodable character in a path or field: a coded 400, not a database error.
     "ludo_site.middleware.BadInputMiddleware",
+    # The database or Redis down: a 503 that says so (logged with the path), not a 500.
+    "ludo_site.middleware.UnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -169,9 +171,18 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 
 # The audit chain's hourly anchor (audit.tasks.log_head) goes to standard error whatever level
 # the Celery worker logs at: the logs are where it is kept apart from the database.
+# Errors go to standard error whatever DEBUG says (Django's own console handler is for DEBUG
+# only, so with DEBUG=0 a 500 left no line): a 500 is "Internal Server Error: <path>" with its
+# traceback (django.request), a dependency down is "Unavailable (...): <path>" (ludo.requests);
+# django.request's 4xx warnings ("Not Found") are left out.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"stderr": {"class": "logging.StreamHandler"}},
-    "loggers": {"ludo.audit.anchor": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+    "loggers": {
+        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+        "ludo.audit.anchor": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+    },
 }
