@@ -42,10 +42,21 @@ def is_guest(user: object) -> bool:
 
 
 def player_for(request: HttpRequest) -> User:
-    """The signed-in user, or a new guest user signed into this session."""
+    """The signed-in user, or a new guest user signed into this session; a `ServiceError`
+    (``too_many_guests``) when the address made its hour's guests already."""
+    from games.errors import ServiceError
+
     if request.user.is_authenticated:
         assert isinstance(request.user, User)
         return request.user
+    ip = client_ip(request)
+    if not throttle.guest_allowed(ip):
+        raise ServiceError(
+            "too_many_guests",
+            "Too many guest players from your address in the last hour: sign up or sign in, "
+            "or try again later.",
+        )
+    throttle.guest_made(ip)
     tag = secrets.token_hex(4)
     guest = User(username=f"{GUEST_PREFIX}{tag}", display_name=f"Guest {tag[:4].upper()}")
     guest.set_unusable_password()

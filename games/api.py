@@ -54,6 +54,8 @@ STATUS = {
     "no_undo": 409,
     "too_large": 413,
     "rate_limited": 429,
+    "too_many_guests": 429,
+    "too_many_rooms": 429,
 }
 MAX_BODY_BYTES = 8192
 

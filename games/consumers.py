@@ -15,6 +15,7 @@ import functools
 import ipaddress
 import logging
 import threading
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -34,6 +35,20 @@ T = TypeVar("T")
 
 # Close codes in the 4000-4999 range left to applications.
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429
+
+# Open sockets per session (or per address, for a visitor without one) in this process: one
+# browser cannot hold thousands of sockets (SOCKETS_PER_SESSION).
+_open_by_session: Counter[str] = Counter()
+
+
+def _session_of(scope: dict[str, Any]) -> str:
+    session = scope.get("session")
+    key = getattr(session, "session_key", None) if session is not None else None
+    if key:
+        return f"session:{key}"
+    return f"address:{_socket_ip(scope)}"
+
 
 # Database work runs on a pool of threads, not channels' one shared thread: a service call
 # waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
@@ -92,6 +107,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     group: str = ""
     sent_v: int = -1
     mine: frozenset[int] = frozenset()
+    session: str = ""  # the key this socket is counted under in _open_by_session
     last: dict[str, Any] | None = None  # the snapshot this socket was sent last
 
     async def send(
@@ -118,6 +134,15 @@ class MatchConsumer(AsyncWebsocketConsumer):
         # Accept at once: the server gives a handshake a few seconds, and the lookups below
         # queue behind other database work under load.
         await self.accept()
+        self.session = _session_of(self.scope)
+        if _open_by_session[self.session] >= int(getattr(settings, "SOCKETS_PER_SESSION", 12)):
+            self.session = ""
+            await self.send(
+                error_frame("too_many_sockets", "Too many open rooms in this browser: close some")
+            )
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        _open_by_session[self.session] += 1
         code = rooms.normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
         found = await _find(code) if code else None
         if found is None:
@@ -145,6 +170,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.send_state(snapshot)
 
     async def disconnect(self, code: int) -> None:
+        if self.session:
+            _open_by_session[self.session] -= 1
+            if _open_by_session[self.session] <= 0:
+                del _open_by_session[self.session]
+            self.session = ""
         if self.match_id is None:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)

@@ -22,12 +22,14 @@ import logging
 import random
 import secrets
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models.functions import Now
 
 from audit import services as audit
 from audit.clock import db_now
@@ -212,6 +214,8 @@ def match_create(
     with transaction.atomic():
         if mode == Mode.RANKED and host is not None:
             _ranked_may_sit(host)
+        if host is not None:
+            _may_open_room(host, waits=mode in (Mode.FRIENDLY, Mode.RANKED))
         now = db_now()
         match = None
         for _ in range(20):
@@ -1085,6 +1089,24 @@ def seats_hand_over(*, guest: Any, account: Any) -> int:
                 extra={"guest": guest.username, "seats": len(moved), "matches": matches},
             )
         return len(moved)
+
+
+def _may_open_room(host: Any, *, waits: bool) -> None:
+    """Refuse a room that `waits` for players to a host with ``ROOMS_WAITING_PER_PLAYER`` (10)
+    rooms waiting already, and any room to a host who made ``ROOMS_PER_PLAYER_HOUR`` (60) in
+    the last hour: one account (or a script) cannot fill the tables with rooms nobody plays."""
+    waiting = int(getattr(settings, "ROOMS_WAITING_PER_PLAYER", 10))
+    hourly = int(getattr(settings, "ROOMS_PER_PLAYER_HOUR", 60))
+    hosted = Match.objects.filter(host_id=host.pk)
+    if waits and hosted.filter(status=Status.WAITING).count() >= waiting:
+        raise ServiceError(
+            "too_many_rooms",
+            f"You have {waiting} rooms waiting for players: start or leave one first",
+        )
+    if hosted.filter(created_at__gte=Now() - timedelta(hours=1)).count() >= hourly:
+        raise ServiceError(
+            "too_many_rooms", f"You opened {hourly} rooms in the last hour: try again later"
+        )
 
 
 # ---------------------------------------------------------------------------- ranked

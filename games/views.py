@@ -212,8 +212,8 @@ def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
     from . import services
     from .errors import ServiceError
 
-    host = player_for(request)
     try:
+        host = player_for(request)
         match = services.match_create(host=host, ip=client_ip(request), **kwargs)
     except ServiceError as e:
         messages.error(request, e.message)

@@ -153,6 +153,13 @@ SIGN_IN_FAILURES_PER_IP = 20
 SIGN_IN_WINDOW = 15 * 60
 # New accounts per address an hour (accounts.throttle.sign_up_allowed).
 SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
+# Guest players one address may get an hour (accounts.views.player_for); rooms one player may
+# have waiting for players, and open in an hour (games.services._may_open_room); sockets one
+# session may hold open in one server process (games.consumers).
+GUESTS_PER_IP = int(os.environ.get("GUESTS_PER_IP") or 30)
+ROOMS_WAITING_PER_PLAYER = int(os.environ.get("ROOMS_WAITING_PER_PLAYER") or 10)
+ROOMS_PER_PLAYER_HOUR = int(os.environ.get("ROOMS_PER_PLAYER_HOUR") or 60)
+SOCKETS_PER_SESSION = int(os.environ.get("SOCKETS_PER_SESSION") or 12)
 # Reverse proxies in front of the site whose X-Forwarded-For is believed (accounts.addresses).
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or 0)
 # The cache holds the sign-in counts: Redis when REDIS_URL is set, so every process shares them.
