@@ -26,6 +26,20 @@ ALLOWED_HOSTS = env.parse_list(
 )
 CSRF_TRUSTED_ORIGINS = env.parse_list(os.environ.get("CSRF_TRUSTED_ORIGINS"), default=[])
 
+# HTTPS=1 (production behind TLS): plain HTTP redirected to HTTPS, cookies sent over HTTPS
+# only, and HSTS for HSTS_SECONDS (a year; 0 leaves it off, e.g. while trying HTTPS out) with
+# includeSubDomains and preload (HSTS_INCLUDE_SUBDOMAINS=0, HSTS_PRELOAD=0 leave them out).
+# `manage.py check --deploy` is clean with it (README, "Production").
+HTTPS = env.parse_bool(os.environ.get("HTTPS"), default=False)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS") or 365 * 24 * 3600) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS and env.parse_bool(
+    os.environ.get("HSTS_INCLUDE_SUBDOMAINS"), default=True
+)
+SECURE_HSTS_PRELOAD = HTTPS and env.parse_bool(os.environ.get("HSTS_PRELOAD"), default=True)
+
 INSTALLED_APPS = [
     # daphne first: its runserver replaces Django's, serving the ASGI app.
     "daphne",
@@ -162,6 +176,10 @@ ROOMS_PER_PLAYER_HOUR = int(os.environ.get("ROOMS_PER_PLAYER_HOUR") or 60)
 SOCKETS_PER_SESSION = int(os.environ.get("SOCKETS_PER_SESSION") or 12)
 # Reverse proxies in front of the site whose X-Forwarded-For is believed (accounts.addresses).
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or 0)
+# Behind such a proxy the request came in over HTTPS when it says so (else HTTPS=1's redirect
+# would loop: the proxy speaks plain HTTP to the server).
+if TRUSTED_PROXIES:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # The cache holds the sign-in counts: Redis when REDIS_URL is set, so every process shares them.
 CACHES = env.caches(REDIS_URL, REDIS_PREFIX)
 # Email (password reset links): the console unless EMAIL_HOST names an SMTP server.
