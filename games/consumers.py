@@ -33,8 +33,11 @@ from .wire import Intent, RateLimit, WireError, error_frame, frame, parse
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# Close codes in the 4000-4999 range left to applications.
+# Close codes in the 4000-4999 range left to applications; 1011 is the protocol's own
+# "the server met a condition it could not handle" (the browser reconnects).
 CLOSE_NOT_FOUND = 4404
+CLOSE_UNAVAILABLE = 1011
+UNAVAILABLE = "The server cannot reach its database just now: trying again"
 CLOSE_TOO_MANY = 4429
 
 # Open sockets per session (or per address, for a visitor without one) in this process: one
@@ -89,6 +92,74 @@ def finish_db_work() -> None:
     old.shutdown(wait=True)
 
 
+# ---------------------------------------------------------------------------- heartbeat
+# Every HEARTBEAT_SECONDS one task per server process reads the `seq` of every match with a
+# socket here (one query) and sends each socket either the full state, when the match moved
+# on past what the socket was sent (an update lost: a failed read, a failed broadcast), or a
+# ``ping`` frame with the socket's ``v``: a browser that hears nothing for a while knows its
+# socket is dead and reconnects (static/js/room.js). It also keeps this process's socket
+# counts alive (`games.presence.RedisStore`).
+HEARTBEAT_SECONDS = 5.0
+_sockets: dict[int, set[MatchConsumer]] = {}
+_heartbeat: asyncio.Task[None] | None = None
+
+
+def _heartbeat_seconds() -> float:
+    return float(getattr(settings, "LUDO_HEARTBEAT_SECONDS", HEARTBEAT_SECONDS))
+
+
+def _watch(consumer: MatchConsumer) -> None:
+    global _heartbeat
+    assert consumer.match_id is not None
+    _sockets.setdefault(consumer.match_id, set()).add(consumer)
+    loop = asyncio.get_running_loop()
+    if _heartbeat is None or _heartbeat.done() or _heartbeat.get_loop() is not loop:
+        _heartbeat = loop.create_task(_beat_forever(), name="ludo-heartbeat")
+
+
+def _unwatch(consumer: MatchConsumer) -> None:
+    if consumer.match_id is None:
+        return
+    room = _sockets.get(consumer.match_id)
+    if room is not None:
+        room.discard(consumer)
+        if not room:
+            del _sockets[consumer.match_id]
+
+
+async def _beat_forever() -> None:
+    while _sockets:
+        await asyncio.sleep(_heartbeat_seconds())
+        try:
+            await beat()
+        except Exception:  # noqa: BLE001 - the next beat tries again
+            log.exception("heartbeat failed")
+
+
+async def beat() -> None:
+    """One heartbeat of this process's sockets (see above)."""
+    ids = sorted(_sockets)
+    if not ids:
+        return
+    try:
+        seqs = await _seqs(ids)
+    except Exception:  # noqa: BLE001 - the database is down: pings keep the browsers waiting
+        log.warning("heartbeat: no seqs read (database unavailable)", exc_info=True)
+        seqs = {}
+    for match_id in ids:
+        for consumer in list(_sockets.get(match_id, ())):
+            await consumer.heartbeat(seqs.get(match_id))
+
+
+@on_db_thread
+def _seqs(ids: list[int]) -> dict[int, int]:
+    from .models import Match
+
+    with contextlib.suppress(Exception):
+        presence.store().heartbeat()  # this process's socket counts live on
+    return dict(Match.objects.filter(pk__in=ids).values_list("pk", "seq"))
+
+
 def _rate() -> tuple[float, int]:
     return (
         float(getattr(settings, "LUDO_WS_RATE", 8.0)),
@@ -108,6 +179,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     sent_v: int = -1
     mine: frozenset[int] = frozenset()
     session: str = ""  # the key this socket is counted under in _open_by_session
+    resyncing: asyncio.Future[None] | None = None  # a full state being resent (`resync_soon`)
     last: dict[str, Any] | None = None  # the snapshot this socket was sent last
 
     async def send(
@@ -144,6 +216,15 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         _open_by_session[self.session] += 1
         code = rooms.normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
+        try:
+            await self._enter(code)
+        except Exception:  # noqa: BLE001 - the database or Redis is down: say so, and close
+            log.exception("socket to room %s: could not enter", code)
+            await self.send(error_frame("unavailable", UNAVAILABLE))
+            await self.close(code=CLOSE_UNAVAILABLE)
+
+    async def _enter(self, code: str | None) -> None:
+        """Find the room, join its group, count the seat connected and send the state."""
         found = await _find(code) if code else None
         if found is None:
             await self.send(error_frame("not_found", "There is no room with that code"))
@@ -167,9 +248,13 @@ class MatchConsumer(AsyncWebsocketConsumer):
             )
         else:
             snapshot = await self._snapshot()
+        _watch(self)
         await self.send_state(snapshot)
 
     async def disconnect(self, code: int) -> None:
+        _unwatch(self)
+        if self.resyncing is not None:
+            self.resyncing.cancel()
         if self.session:
             _open_by_session[self.session] -= 1
             if _open_by_session[self.session] <= 0:
@@ -202,7 +287,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.send(error_frame(e.code, e.message))
             return
         if intent.t == "resync":
-            await self.send_state()
+            await self.resync()
             return
         if self.corner is None or self.user is None:
             await self.send(error_frame("not_seated", "You are watching: only seated players act"))
@@ -211,6 +296,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
             result = await on_db_thread(_act)(self.match_id, self.user, intent)
         except ServiceError as e:
             await self.send(error_frame(e.code, e.message, self.sent_v))
+            return
+        except Exception:  # noqa: BLE001 - a dependency failed: the action did not happen
+            log.exception("match %s: %s failed", self.match_id, intent.t)
+            await self.send(error_frame("unavailable", UNAVAILABLE, self.sent_v))
             return
         if result is not None and result.repeated:
             # A client retrying after a lost answer: the action counted once; here is now.
@@ -248,8 +337,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         try:
             snapshot = await self._snapshot(v=v)
-        except Exception:  # noqa: BLE001 - a read failed: this socket catches up later
-            log.exception("match %s v%s: no snapshot for a socket", self.match_id, v)
+        except Exception:  # noqa: BLE001 - a read failed: resync until one succeeds
+            log.warning("match %s v%s: no snapshot for a socket; resyncing", self.match_id, v)
+            self.resync_soon()
             return
         if snapshot is None:
             return
@@ -262,6 +352,55 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.send(
             frame("update", max(v, int(snapshot["v"])), {"events": fresh, "state": snapshot})
         )
+
+    async def match_resync(self, event: dict[str, Any]) -> None:
+        """A change whose update could not be broadcast (`games.broadcast` retrying it): send
+        the full state when this socket was not sent `v` yet."""
+        if int(event.get("v", 0)) > self.sent_v:
+            await self.resync()
+
+    async def heartbeat(self, seq: int | None) -> None:
+        """The process's heartbeat (`beat`): the full state when the match moved on past what
+        this socket was sent, else a ``ping`` with the socket's ``v``."""
+        if seq is not None and seq > self.sent_v and self.resyncing is None:
+            log.info(
+                "match %s: socket at v%s, match at v%s: resync", self.match_id, self.sent_v, seq
+            )
+            await self.resync()
+            return
+        await self.send(frame("ping", self.sent_v, {}))
+
+    async def resync(self) -> bool:
+        """Send the full state; on failure (a database blip) keep trying in the background
+        (`resync_soon`) and tell the client. Returns whether it was sent now."""
+        try:
+            await self.send_state()
+        except Exception:  # noqa: BLE001 - tried again until it works
+            log.warning("match %s: resync failed; trying again", self.match_id, exc_info=True)
+            await self.send(error_frame("unavailable", UNAVAILABLE, self.sent_v))
+            self.resync_soon()
+            return False
+        return True
+
+    def resync_soon(self) -> None:
+        """Resend the full state after a failed read: 0.5 s, then twice as long each time (at
+        most 8 s) until it goes through or the socket closes."""
+        if self.resyncing is None or self.resyncing.done():
+            self.resyncing = asyncio.ensure_future(self._resync_until_sent())
+
+    async def _resync_until_sent(self) -> None:
+        wait = 0.5
+        try:
+            while True:
+                await asyncio.sleep(wait)
+                try:
+                    await self.send_state()
+                    return
+                except Exception:  # noqa: BLE001 - still down
+                    log.warning("match %s: resync failed again", self.match_id)
+                    wait = min(wait * 2, 8.0)
+        finally:
+            self.resyncing = None
 
     def _newer(self, e: dict[str, Any]) -> bool:
         """Whether presence event `e` is the latest this socket heard for its seat."""

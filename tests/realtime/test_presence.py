@@ -350,8 +350,9 @@ def test_socket_counts_are_shared_through_redis(settings: Any) -> None:
     url = getattr(settings, "REDIS_URL", None)
     if not url:
         pytest.skip("needs REDIS_URL")
-    first = presence.RedisStore(url, f"test-{time.monotonic_ns()}")
-    second = presence.RedisStore(url, first.prefix.rsplit(":", 1)[0])  # another process
+    prefix = f"test-{time.monotonic_ns()}"
+    first = presence.RedisStore(url, prefix, process="one")
+    second = presence.RedisStore(url, prefix, process="two")  # another process
     try:
         assert first.opened(7, 1) == 1
         assert second.opened(7, 1) == 2
@@ -361,4 +362,4 @@ def test_socket_counts_are_shared_through_redis(settings: Any) -> None:
         assert first.count(7, 1) == 0
         assert first.client.ttl(first._key(7, 1)) == -2  # nothing left behind
     finally:
-        first.client.delete(first._key(7, 1))
+        first.client.delete(first._key(7, 1), first._alive("one"), first._alive("two"))
