@@ -119,13 +119,18 @@ def database(
     return config
 
 
-def channel_layers(redis_url: str | None, kind: str | None = None) -> dict[str, Any]:
+def channel_layers(
+    redis_url: str | None, kind: str | None = None, prefix: str | None = None
+) -> dict[str, Any]:
     """The channel layer: in-memory when no Redis is configured, else channels-redis.
 
     ``kind`` (``CHANNEL_LAYER``): ``pubsub`` (the default) is channels-redis'
     RedisPubSubChannelLayer, which measured best here and drops nothing at the load the core
     layer drops at; ``core`` is RedisChannelLayer with a larger per-channel capacity than its
     100 (past which it drops messages, logged at INFO only). Both get the redis-py 8 fixes.
+    ``prefix`` (``CHANNEL_LAYER_PREFIX``, default channels-redis' ``asgi``) starts every key and
+    pub/sub channel name: Redis pub/sub is shared by all its databases, so sites (or test runs)
+    sharing one Redis keep apart only by prefix.
     """
     if not redis_url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -140,7 +145,7 @@ def channel_layers(redis_url: str | None, kind: str | None = None) -> dict[str, 
         "socket_timeout": REDIS_SOCKET_TIMEOUT,
         "max_connections": REDIS_MAX_CONNECTIONS,
     }
-    config: dict[str, Any] = {"hosts": [host]}
+    config: dict[str, Any] = {"hosts": [host], "prefix": (prefix or "").strip() or "asgi"}
     if kind == "core":
         config["capacity"] = CORE_LAYER_CAPACITY
     return {"default": {"BACKEND": CHANNEL_LAYER_BACKENDS[kind], "CONFIG": config}}

@@ -45,6 +45,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files from STATIC_ROOT (after collectstatic) with no web server in front; the
+    # views are synchronous anyway, so its sync-only middleware adds no thread hop.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -87,8 +90,12 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL") or None
-# CHANNEL_LAYER=pubsub (default) or core picks the channels-redis layer when REDIS_URL is set.
-CHANNEL_LAYERS = env.channel_layers(REDIS_URL, os.environ.get("CHANNEL_LAYER"))
+# CHANNEL_LAYER=pubsub (default) or core picks the channels-redis layer when REDIS_URL is set;
+# CHANNEL_LAYER_PREFIX names its keys and pub/sub channels (pub/sub ignores the Redis database
+# number, so two sites on one Redis need different prefixes).
+CHANNEL_LAYERS = env.channel_layers(
+    REDIS_URL, os.environ.get("CHANNEL_LAYER"), os.environ.get("CHANNEL_LAYER_PREFIX")
+)
 
 # Garbage collection in a server process (ludo_site.asgi, after start-up): freeze what start-up
 # made, so full passes skip it, and collect less often (LUDO_GC_THRESHOLDS, empty for Python's

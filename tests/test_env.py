@@ -138,7 +138,7 @@ def test_channel_layer_redis_url_defaults_to_pubsub() -> None:
     default = env.channel_layers("redis://cache.internal:6380/2")["default"]
     assert default == {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        "CONFIG": {"hosts": [HOST]},
+        "CONFIG": {"hosts": [HOST], "prefix": "asgi"},
     }
     assert env.channel_layers("redis://cache.internal:6380/2", "") == {"default": default}
 
@@ -151,11 +151,20 @@ def test_channel_layer_pubsub_or_core_by_name() -> None:
     core = env.channel_layers(url, "core")["default"]
     assert core["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     # The core layer drops a message past its capacity (100 by default) on one channel.
-    assert core["CONFIG"] == {"hosts": [HOST], "capacity": 1000}
+    assert core["CONFIG"] == {"hosts": [HOST], "prefix": "asgi", "capacity": 1000}
     with pytest.raises(ValueError, match="CHANNEL_LAYER must be one of core, pubsub"):
         env.channel_layers(url, "memory")
     # No Redis: in-memory whatever the choice.
     assert env.channel_layers(None, "core")["default"]["BACKEND"].endswith("InMemoryChannelLayer")
+
+
+@pytest.mark.parametrize("kind", ["pubsub", "core"])
+def test_channel_layer_prefix_names_its_keys(kind: str) -> None:
+    """Two sites on one Redis share its pub/sub whatever the database number: the prefix keeps
+    their groups apart (CHANNEL_LAYER_PREFIX); blank means channels-redis' own."""
+    url = "redis://cache.internal:6380/2"
+    assert env.channel_layers(url, kind, " site-b ")["default"]["CONFIG"]["prefix"] == "site-b"
+    assert env.channel_layers(url, kind, "")["default"]["CONFIG"]["prefix"] == "asgi"
 
 
 @pytest.mark.parametrize("kind", ["pubsub", "core"])
