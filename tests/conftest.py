@@ -1,10 +1,52 @@
-"""Settings every test shares."""
+"""Settings every test shares, and CI's rule that a skipped test fails the run."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
+
+from ludo_site.env import parse_bool
+
+
+def in_ci() -> bool:
+    """CI=true (as CI sets it): every service is there, so nothing has a reason to skip."""
+    return parse_bool(os.environ.get("CI") or None, default=False)
+
+
+class SkipsFailCI:
+    """Counts the skipped tests (with xdist, from the reports the workers send to the
+    controller) and fails a run that skipped any: a skip in CI means a service or the browser
+    was missing, and the test that needed it proved nothing."""
+
+    def __init__(self) -> None:
+        self.skipped: list[tuple[str, str]] = []
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.skipped and not hasattr(report, "wasxfail"):
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+            self.skipped.append((report.nodeid, str(reason)))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.skipped and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.skipped:
+            return
+        terminalreporter.section("CI=true: skipped tests fail the run", red=True)
+        for nodeid, reason in self.skipped:
+            terminalreporter.line(f"SKIPPED {nodeid}: {reason}", red=True)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Only where the reports arrive: the controller (or a run without xdist), not each worker.
+    if in_ci() and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(SkipsFailCI(), "ludo-skips-fail-ci")
 
 
 @pytest.fixture(autouse=True)

@@ -21,7 +21,9 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
+from tests import chromium
+
+CHROMIUM = chromium.find()  # None: the browser tests skip (and fail a CI run)
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -45,8 +47,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     reason = None
     if sync_playwright is None:
         reason = "playwright is not installed"
-    elif not os.path.exists(CHROMIUM):
-        reason = f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)"
+    elif CHROMIUM is None:
+        reason = "no chromium (tests/chromium.py): apt-get install -y chromium (.ci/run does)"
     for item in items:
         if "browser" in item.keywords and reason:
             item.add_marker(pytest.mark.skip(reason=reason))
@@ -81,7 +83,7 @@ def serve(
 ) -> Iterator[tuple[str, str]]:
     """Migrate a fresh database, run `setup` (Python for ``manage.py shell``) in it, start
     daphne on it, and give (base URL, what the setup printed); stop the server after."""
-    if sync_playwright is None or not os.path.exists(CHROMIUM):
+    if sync_playwright is None or CHROMIUM is None:
         pytest.skip("no browser")
     db = folder / "site.sqlite3"
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
@@ -142,7 +144,7 @@ def browser() -> Iterator[Browser]:
     """Chromium for one test. Not kept for the session: Playwright's sync API holds an asyncio
     loop running in this thread while it is open, which would break the async tests that
     xdist runs in the same worker afterwards."""
-    if sync_playwright is None or not os.path.exists(CHROMIUM):
+    if sync_playwright is None or CHROMIUM is None:
         pytest.skip("no browser")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
