@@ -1,4 +1,5 @@
-"""Settings every test shares, and CI's rule that a skipped test fails the run."""
+"""Settings every test shares, the property tests' budgets, and CI's rule that a skipped test
+fails the run."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from ludo_site.env import parse_bool
 
@@ -13,6 +15,36 @@ from ludo_site.env import parse_bool
 def in_ci() -> bool:
     """CI=true (as CI sets it): every service is there, so nothing has a reason to skip."""
     return parse_bool(os.environ.get("CI") or None, default=False)
+
+
+# Property-test budgets, in examples per property and rule set (tests/engine/test_properties.py
+# runs each property once per rule-set variant). Seeds are random on every run, never fixed:
+# each run searches new games, and a failure prints the blob that replays it
+# (``@reproduce_failure(...)``) along with the game's script. HYPOTHESIS_PROFILE picks one:
+# "dev" (the default outside CI: quick), "ci" (the default with CI=true), "long" (on demand,
+# to hunt: HYPOTHESIS_PROFILE=long .venv/bin/pytest tests/engine/test_properties.py).
+EXAMPLES = {"dev": 10, "ci": 100, "long": 2000}
+for _name, _count in EXAMPLES.items():
+    hypothesis_settings.register_profile(
+        _name,
+        max_examples=_count,
+        derandomize=False,
+        print_blob=True,
+        deadline=None,  # a whole random game per example: its time depends on the machine
+        database=None,  # nothing kept between runs: every run is a fresh search
+    )
+
+
+def hypothesis_profile() -> str:
+    return os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "dev")
+
+
+hypothesis_settings.load_profile(hypothesis_profile())
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    examples = hypothesis_settings.default.max_examples
+    return f"hypothesis profile: {hypothesis_profile()} ({examples} examples a property)"
 
 
 class SkipsFailCI:
