@@ -63,6 +63,11 @@ def sweep(*, batch: int = BATCH) -> int:
     acted = sum(expire_turn(match_id) for match_id in due)
     from . import presence
 
+    # Seats a killed server process left connected go first: their grace starts now.
+    try:
+        presence.sweep_orphans(batch=batch)
+    except Exception:  # noqa: BLE001 - Redis down: the turns and the graces go on
+        log.exception("clock: the orphaned seats' sweep failed")
     return acted + presence.sweep_grace(batch=batch)
 
 

@@ -22,11 +22,14 @@ import logging
 import random
 import secrets
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models.functions import Now
 
 from audit import services as audit
 from audit.clock import db_now
@@ -153,9 +156,15 @@ def match_create(
     client_seed: str | None = None,
     server_seed: str | None = None,
     ip: str | None = None,
+    paired: Iterable[Any] | None = None,
 ) -> Match:
     """Open a match. The host takes the lowest free seat (in local play every seat that is not
     a bot); bots take the corners given. It starts at once when every seat is filled.
+
+    A ranked match is made by matchmaking only (`ranked.matchmaking`): it passes ``paired``,
+    the accounts it paired (the host among them), and nobody else may take a seat
+    (``ranked_by_matchmaking``). A rated match anyone with the code could join would be a
+    match its players chose, not one the queue paired.
 
     ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
     ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
@@ -174,6 +183,11 @@ def match_create(
     bot_levels = _bots(bots)
     if bot_levels and mode == Mode.RANKED:
         raise ServiceError("ranked_no_bots", "Ranked matches never seat a bot")
+    paired_ids = sorted({int(u.pk) for u in paired or ()})
+    if mode == Mode.RANKED and (host is None or host.pk not in paired_ids):
+        raise ServiceError(
+            "ranked_by_matchmaking", "Ranked matches are made by quick match: join a ranked queue"
+        )
     if set(bot_levels) - set(corners):
         bad = sorted(set(bot_levels) - set(corners))[0]
         raise ServiceError("bad_request", f"Corner {bad} has no seat in this match")
@@ -200,6 +214,8 @@ def match_create(
     with transaction.atomic():
         if mode == Mode.RANKED and host is not None:
             _ranked_may_sit(host)
+        if host is not None:
+            _may_open_room(host, waits=mode in (Mode.FRIENDLY, Mode.RANKED))
         now = db_now()
         match = None
         for _ in range(20):
@@ -209,6 +225,7 @@ def match_create(
                         code=_new_code(),
                         ruleset=ruleset,
                         options={
+                            **({"paired": paired_ids} if mode == Mode.RANKED else {}),
                             "rules": rules_name(rules),
                             "house_rules": [n for n in chosen if n in HOUSE_RULES],
                             "pairs": rules.pairs,
@@ -333,6 +350,11 @@ def match_join(
         if match.status != Status.WAITING or not free:
             raise ServiceError("full", "Every seat in this match is taken")
         if match.mode == Mode.RANKED:
+            if user.pk not in match.options.get("paired", ()):
+                raise ServiceError(
+                    "ranked_by_matchmaking",
+                    "Only the players quick match paired sit in a ranked match",
+                )
             _ranked_may_sit(user, match=match)
         seat = Seat.objects.create(
             match=match, corner=free[0], user=user, client_seed=seed, joined_at=change.now, ip=ip
@@ -1069,6 +1091,24 @@ def seats_hand_over(*, guest: Any, account: Any) -> int:
         return len(moved)
 
 
+def _may_open_room(host: Any, *, waits: bool) -> None:
+    """Refuse a room that `waits` for players to a host with ``ROOMS_WAITING_PER_PLAYER`` (10)
+    rooms waiting already, and any room to a host who made ``ROOMS_PER_PLAYER_HOUR`` (60) in
+    the last hour: one account (or a script) cannot fill the tables with rooms nobody plays."""
+    waiting = int(getattr(settings, "ROOMS_WAITING_PER_PLAYER", 10))
+    hourly = int(getattr(settings, "ROOMS_PER_PLAYER_HOUR", 60))
+    hosted = Match.objects.filter(host_id=host.pk)
+    if waits and hosted.filter(status=Status.WAITING).count() >= waiting:
+        raise ServiceError(
+            "too_many_rooms",
+            f"You have {waiting} rooms waiting for players: start or leave one first",
+        )
+    if hosted.filter(created_at__gte=Now() - timedelta(hours=1)).count() >= hourly:
+        raise ServiceError(
+            "too_many_rooms", f"You opened {hourly} rooms in the last hour: try again later"
+        )
+
+
 # ---------------------------------------------------------------------------- ranked
 # One active ranked match per account, accounts only (no guests), and a note for the staff
 # when two sides of a ranked match come from one address. `ranked.matchmaking` seats players
@@ -1083,7 +1123,8 @@ def _ranked_may_sit(user: Any, match: Match | None = None) -> None:
 
     if is_guest(user) or not getattr(user, "is_authenticated", False):
         raise ServiceError("forbidden", "Ranked play is for accounts: sign up or sign in first")
-    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    # The user model, not type(user): a request's user is a lazy object (a 500, issue 12).
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     busy = Seat.objects.filter(
         user_id=user.pk,
         left=False,

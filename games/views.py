@@ -212,8 +212,8 @@ def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
     from . import services
     from .errors import ServiceError
 
-    host = player_for(request)
     try:
+        host = player_for(request)
         match = services.match_create(host=host, ip=client_ip(request), **kwargs)
     except ServiceError as e:
         messages.error(request, e.message)
@@ -337,7 +337,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "snapshot": snapshot,
     }
     # The room's history survives a reload: the latest events, oldest first.
-    config["history"] = latest_events(match)
+    config["history"] = latest_events(match, mine=mine)
     if match.mode == "local" and snapshot["status"] == "active":
         from .replay import undo_point
 
@@ -356,7 +356,13 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             "join_url": join_url,
             # Inline: segno's SVG has no xmlns, so it cannot be an <img> source.
             "qr": mark_safe(rooms.qr_svg(join_url)) if snapshot["status"] == "waiting" else "",
-            "can_join": snapshot["status"] == "waiting" and not mine,
+            # A ranked room seats only the players quick match paired (no dead Join button).
+            "can_join": snapshot["status"] == "waiting"
+            and not mine
+            and (
+                match.mode != "ranked"
+                or (user is not None and user.pk in match.options.get("paired", ()))
+            ),
             "can_start": snapshot["status"] == "waiting"
             and user is not None
             and match.host_id == user.pk

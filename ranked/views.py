@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
 from accounts.views import is_guest, player_for
+from games.errors import ServiceError
 from games.models import Seat, Status
 from games.rooms import spoken
 
@@ -121,7 +122,7 @@ def quick_page(request: HttpRequest) -> HttpResponse:
 
 
 def _refused(request: HttpRequest, error: matchmaking.QueueError, back: str) -> HttpResponse:
-    status = {"forbidden": 403, "ranked_busy": 409}.get(error.code, 400)
+    status = {"forbidden": 403, "ranked_busy": 409, "too_many_guests": 429}.get(error.code, 400)
     if _wants_json(request):
         return JsonResponse({"error": error.as_dict()}, status=status)
     messages.error(request, error.message)
@@ -138,7 +139,10 @@ def queue_join(request: HttpRequest) -> HttpResponse:
             "forbidden", "Ranked play is for accounts: sign up or sign in to join a ranked queue"
         )
         return _refused(request, error, back)
-    user = player_for(request)  # casual quick match: a guest gets a player name here
+    try:
+        user = player_for(request)  # casual quick match: a guest gets a player name here
+    except ServiceError as e:
+        return _refused(request, matchmaking.QueueError(e.code, e.message), back)
     try:
         matchmaking.join(user=user, queue=queue, ranked=ranked, ip=client_ip(request))
     except matchmaking.QueueError as e:

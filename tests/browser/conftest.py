@@ -122,6 +122,8 @@ def embedded(folder: Path, *, setup: str = "", **settings: str) -> Iterator[tupl
         DEBUG="1",
         PYTHONPATH=str(ROOT),
         SIGN_UPS_PER_IP="1000",  # every browser signs up from 127.0.0.1
+        GUESTS_PER_IP="1000",  # and every browser's guest comes from there too
+        ROOMS_PER_PLAYER_HOUR="1000",
         **settings,
     )
     run: dict[str, Any] = {"cwd": ROOT, "env": env, "check": True, "capture_output": True}
