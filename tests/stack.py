@@ -5,9 +5,10 @@ Celery worker and Celery beat, all on one Redis.
     with Stack(database_url, redis_url, folder, servers=2) as stack:
         stack.urls  # ["http://127.0.0.1:PORT", ...]: one per uvicorn server
 
-Each stack claims a Redis database of its own (1-15, by a key with an expiry, so that two
-stacks on one Redis never share Celery's queue, the cache or presence) and a channel-layer
-prefix of its own (Redis pub/sub ignores database numbers). Everything it starts runs in its
+Each stack claims a Redis database of its own (1-15, by a key with an expiry) and a
+REDIS_PREFIX of its own (Redis pub/sub ignores database numbers): two stacks on one Redis, or
+a stack and the tests' own use of it, never share a channel group, Celery's queue, the cache
+or the socket counts. Everything it starts runs in its
 own process group and is stopped, and its database dropped, when the block ends, pass or fail;
 its logs are printed when the block fails.
 
@@ -150,7 +151,7 @@ class Stack:
             **os.environ,
             "DATABASE_URL": with_path(self.admin_url, f"/{self.db_name}"),
             "REDIS_URL": redis_url,
-            "CHANNEL_LAYER_PREFIX": f"stack{self.redis_db}-{secrets.token_hex(4)}",
+            "REDIS_PREFIX": f"stack{self.redis_db}-{secrets.token_hex(4)}",
             "DEBUG": "0",
             "SECRET_KEY": secrets.token_urlsafe(40),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",

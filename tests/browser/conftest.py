@@ -67,8 +67,14 @@ def on_stack() -> bool:
 
 # What the browser tests shorten on the real stack: bots' visible pause, and beat's tick (bots
 # step and deadlines fire at a tick: one second a step would make a game to the end last
-# minutes). Every browser signs up from 127.0.0.1.
-STACK_SETTINGS = {"LUDO_BOT_DELAY": "0.01", "LUDO_SWEEP_EVERY": "0.2", "SIGN_UPS_PER_IP": "1000"}
+# minutes). Every browser signs up, and is a guest, from 127.0.0.1.
+STACK_SETTINGS = {
+    "LUDO_BOT_DELAY": "0.01",
+    "LUDO_SWEEP_EVERY": "0.2",
+    "SIGN_UPS_PER_IP": "1000",
+    "GUESTS_PER_IP": "1000",
+    "ROOMS_PER_PLAYER_HOUR": "1000",
+}
 
 
 @contextlib.contextmanager
