@@ -17,7 +17,9 @@ app = Celery("ludo_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-SWEEP_EVERY_SECONDS = 1.0
+# LUDO_SWEEP_EVERY shortens the tick for tests that run the real stack (bots step and
+# deadlines fire at a tick), as LUDO_TIME_SCALE shortens the durations; production keeps 1 s.
+SWEEP_EVERY_SECONDS = float(os.environ.get("LUDO_SWEEP_EVERY") or 1.0)
 
 app.conf.beat_schedule = {
     "sweep-match-clocks": {

@@ -59,6 +59,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files from STATIC_ROOT (after collectstatic) with no web server in front; the
+    # views are synchronous anyway, so its sync-only middleware adds no thread hop.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     # A NUL or an unencodable character in a path or field: a coded 400, not a database error.
     "ludo_site.middleware.BadInputMiddleware",
     # The database or Redis down: a 503 that says so (logged with the path), not a 500.

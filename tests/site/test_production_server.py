@@ -34,7 +34,7 @@ from tests.servers import free_port, own_redis
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 WORKERS = 2
 REQUESTS = 400
