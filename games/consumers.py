@@ -379,6 +379,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
             log.info(
                 "match %s: socket at v%s, match at v%s: resync", self.match_id, self.sent_v, seq
             )
+            if self.corner is not None:
+                # This player's screen was stale: their clock starts again (if it is theirs).
+                await on_db_thread(_restart_clock)(self.match_id, seq)
             await self.resync()
             return
         await self.send(frame("ping", self.sent_v, {}))
@@ -560,6 +563,13 @@ def _load_now(match_id: int) -> Loaded | None:
 
 
 _load = on_db_thread(_load_now)
+
+
+def _restart_clock(match_id: int, seq: int) -> None:
+    from . import services
+
+    with contextlib.suppress(Exception):  # the database is down: no sweep runs either
+        services.match_clock_restart(match_id=match_id, seq=seq)
 
 
 def _act(match_id: int, user: Any, intent: Intent) -> Any:
