@@ -50,6 +50,7 @@ STATUS = {
     "already_seated": 409,
     "over": 409,
     "no_undo": 409,
+    "pause": 409,
     "too_large": 413,
     "rate_limited": 429,
 }

@@ -74,6 +74,9 @@ class Match(models.Model):
     turn_seq = models.PositiveIntegerField(default=0)  # updated: the current Turn's n
     # Updated: when the player to act runs out of time, or when a bot or an auto-move acts.
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Updated: after a roll no pawn could use, the die passes on only at this time, so the
+    # players see the roll that was lost (seed 001: "pauses, passes the die").
+    pause_until = models.DateTimeField(null=True, blank=True)
     # Updated: a cache of the replay (engine notation plus counters), see games.replay.
     snapshot = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(db_default=Now())
@@ -98,6 +101,13 @@ class Match(models.Model):
     @property
     def ended(self) -> bool:
         return self.status in ENDED
+
+    @property
+    def draws_first(self) -> bool:
+        """Whether the first player is drawn with the match's dice: the preset says so, or
+        the match is played online (seed 001: in code rooms "who goes first is drawn at
+        random"); otherwise red starts (one-device and practice games of red-first presets)."""
+        return self.rules.first_player != "red" or self.mode in (Mode.FRIENDLY, Mode.RANKED)
 
     def state(self) -> State | None:
         """The engine state from the cached snapshot (None before the start)."""
@@ -134,6 +144,9 @@ class Seat(models.Model):
     # and whether the computer plays the seat until the player is back (mensch, party).
     disconnected_at = models.DateTimeField(null=True, blank=True)
     away = models.BooleanField(default=False)
+    # Updated: the player left the room (party: a bot plays the seat); cleared when they come
+    # back. One who never returns is placed below everyone still playing (seed 000).
+    gone = models.BooleanField(default=False)
     # Set on joining: the player's address, shown to staff only (same-IP checks, disputes).
     ip = models.GenericIPAddressField(null=True, blank=True)
 

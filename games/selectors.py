@@ -165,6 +165,21 @@ def snapshot_for(
         "out": list(shown.out),
         "winner": shown.winner,
         "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
+        # Seed 000: the player to play missed two turns: the bot plays their turn unless they
+        # tap the die in the window at its start (the deadline).
+        "reclaim": bool(
+            playing
+            and state is not None
+            and state.phase == "roll"
+            and rules.on_timeout == "bot"
+            and match.mode in ("friendly", "ranked")
+            and (seat_to_play := by_corner.get(state.to_play)) is not None
+            and not seat_to_play.bot
+            and not seat_to_play.away
+            and seat_to_play.missed_turns >= 2
+        ),
+        # After a roll no pawn could use, the die passes on at this time (seed 001).
+        "pause_until": match.pause_until.isoformat() if match.pause_until else None,
         "commitment": match.commitment,
         "legal": legal,
         "board": {

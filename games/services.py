@@ -42,6 +42,7 @@ from games.engine import (
     timeout_move,
 )
 from games.engine import Move as EngineMove
+from games.engine import move as engine_move
 from ranked import ratings
 
 from . import broadcast, dice
@@ -290,7 +291,7 @@ def _start(change: _Change) -> None:
     fixed = match.options.get("first")
     if fixed is not None:
         first = int(fixed)
-    elif rules.first_player == "red":
+    elif not match.draws_first:
         first = corners[0]
     else:
         first = dice.draw_first(match.server_seed, client_seed, corners)
@@ -480,10 +481,16 @@ def _player_action(
     assert change.state is not None
     if seat.corner != change.state.to_play:
         raise ServiceError("not_your_turn", "It is not your turn")
+    if seat.missed_turns or seat.away:
+        change.reclaimed = True
     if seat.missed_turns:
         change.seat_update(seat, missed_turns=0)
     if seat.away:
         _seat_back(change, seat)  # the player acts: the computer gives their seat back
+    if match.pause_until is not None and change.now < match.pause_until:
+        raise ServiceError(
+            "pause", "No pawn could use the last roll: the die passes on in a moment"
+        )
     return change, seat, None
 
 
@@ -610,9 +617,27 @@ def _bot_step(change: _Change, seat: Seat) -> None:
         change.dice_roll(seat, by="bot")  # the bonus was not allowed here: a plain roll
     else:
         chosen, reason = bot.choose(state, rng)
+        playing = [
+            s
+            for s in change.seats
+            if s.corner not in state.placings and s.corner not in state.out and not s.gone
+        ]
+        if seat.gone and playing and _would_finish(state, chosen, seat.corner):
+            # Seed 000: one who leaves "can come back while the game runs; otherwise they
+            # lose": the bot never places a leaver ahead of anyone still playing.
+            _take_out(change, seat, reason="left", forfeit=True)
+            return
         if reason and len(state.legal) > 1:
             change.event("bot_said", {"corner": seat.corner, "text": reason})
         change.move(seat, chosen, shield=False, by="bot", action_id="")
+
+
+def _would_finish(state: State, chosen: EngineMove, corner: int) -> bool:
+    """Whether playing `chosen` places `corner` (its last pawn home), outside Pairs."""
+    if state.rules.pairs or corner in state.placings:
+        return False
+    after, _events = engine_move(state, chosen)
+    return corner in after.placings
 
 
 def bot_act(*, match_id: int, turn_seq: int, seq: int | None = None) -> ActionResult | None:
@@ -869,7 +894,7 @@ def _presence_save(change: _Change, who_plays: list[Seat]) -> None:
 def _seat_back(change: _Change, seat: Seat) -> None:
     """The player is back in a seat the computer played for them: clear the mark (the
     caller saves the change, which deals the human's clock again)."""
-    change.seat_update(seat, away=False)
+    change.seat_update(seat, away=False, gone=False)
 
 
 def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | None = None) -> None:
@@ -893,14 +918,19 @@ def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | N
                     continue
                 kind = "back" if seat.away else "connected"
                 back = back or seat.away
-                change.seat_update(seat, connected=True, disconnected_at=None, away=False)
+                change.seat_update(
+                    seat, connected=True, disconnected_at=None, away=False, gone=False
+                )
             else:
                 if not seat.connected:
                     continue
                 kind = "disconnected"
                 change.seat_update(seat, connected=False, disconnected_at=change.now)
             events.append((kind, seat))
-        _presence_save(change, seats if back else [])
+        # Where the turn waits for a disconnected player (mensch), a connection lost or
+        # regained deals the deadline of the seat to play again.
+        waits = match.rules.on_disconnect == "computer" and match.mode != Mode.LOCAL
+        _presence_save(change, seats if back or (waits and events) else [])
         for kind, seat in events:
             audit.record(
                 action="seat.disconnected" if kind == "disconnected" else "seat.connected",
@@ -959,11 +989,12 @@ def _hand_to_bot(change: _Change, seat: Seat, actor: Any, ip: str | None) -> Non
     """Party: a leaving player's seat is played on by a labelled bot (RULES.md "leaving = bot
     in the seat"); the match keeps its number of players. The seat stays the player's: as
     for any away seat, they take it back by opening the room again or by acting in it.
-    RULES.md is silent on the result: the seat finishes where the bot brings it (the
-    finishing order is the replayed one, checked against the dice), and the stream and the
-    audit log say that the player left."""
+    Until they come back the seat is ``gone``: a leaver who never returns loses (seed 000),
+    so the bot never finishes the seat; where it would, the seat is taken out instead and
+    placed below everyone still playing (`_bot_step`). The stream and the audit log say that
+    the player left."""
     level = DEFAULT_BOT_LEVEL
-    change.seat_update(seat, away=True, missed_turns=0)
+    change.seat_update(seat, away=True, gone=True, missed_turns=0)
     change.event("bot_took_seat", {"corner": seat.corner, "bot": level, "reason": "resigned"})
     change.audits.append(
         partial(

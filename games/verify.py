@@ -116,7 +116,7 @@ class _Check:
         corners = rules.seats_for(match.players)
         if fixed is not None:
             want = int(fixed)
-        elif rules.first_player == "red":
+        elif not match.draws_first:
             want = corners[0]
         elif self.revealed:
             want = dice.draw_first(match.server_seed, client, corners)
