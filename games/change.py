@@ -23,6 +23,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.db.models.functions import Now
 
 from audit import services as audit
@@ -179,7 +180,16 @@ class _Change:
 
     # -- the actions
 
-    def roll(self, seat: Seat, *, face: int, bonus: str, by: str, action_id: str) -> None:
+    def roll(
+        self,
+        seat: Seat,
+        *,
+        face: int,
+        bonus: str,
+        by: str,
+        action_id: str,
+        die: int | None = None,
+    ) -> None:
         assert self.state is not None
         try:
             state, events = engine_roll(self.state, face, bonus=bonus)
@@ -195,6 +205,7 @@ class _Change:
                 seq=seq,
                 n=self.rolls,
                 face=face,
+                die=die,
                 bonus=bonus,
                 by=by,
                 action_id=action_id,
@@ -209,8 +220,28 @@ class _Change:
             self.clock_runs_on = True
 
     def dice_roll(self, seat: Seat, *, by: str, action_id: str = "", bonus: str = "") -> None:
-        face = dice.roll_face(self.match.server_seed, self.match.client_seed, self.rolls)
-        self.roll(seat, face=face, bonus=bonus, by=by, action_id=action_id)
+        number = self.dice_number()
+        face = dice.roll_face(self.match.server_seed, self.match.client_seed, number)
+        die = None if number == self.rolls else number
+        self.roll(seat, face=face, bonus=bonus, by=by, action_id=action_id, die=die)
+
+    def dice_number(self) -> int:
+        """The dice number of the next roll: the count of rolls still in play. Every roll so
+        far is, except in local play after an undo: the rolls it withdrew do not count, so
+        the same place in the game rolls the same face again (seed 003: undo is for
+        mistakes; `games.verify` checks it)."""
+        if self.match.mode != "local":
+            return self.rolls
+        undone = MatchEvent.objects.filter(match=self.match, kind="undone").values_list(
+            "data", flat=True
+        )
+        spans = [(int(d["from"]), int(d["to"])) for d in undone]
+        if not spans:
+            return self.rolls
+        within = Q()
+        for low, high in spans:
+            within |= Q(seq__gte=low, seq__lte=high)
+        return self.rolls - RollRow.objects.filter(match=self.match).filter(within).count()
 
     def move(
         self, seat: Seat, chosen: EngineMove, *, shield: bool, by: str, action_id: str

@@ -198,6 +198,10 @@ class Roll(models.Model):
     seq = models.PositiveIntegerField()  # the "rolled" event
     n = models.PositiveIntegerField()
     face = models.PositiveSmallIntegerField()
+    # The dice number the face was derived from, when it is not ``n``: after an undo (local
+    # play), the roll in the same place of the game replays the withdrawn roll's face, so
+    # undo is for mistakes, not for fishing (seed 003). Null: dice number ``n``.
+    die = models.PositiveIntegerField(null=True, blank=True)
     bonus = models.CharField(max_length=10, blank=True)  # Power: double, control, shield
     by = models.CharField(max_length=10, choices=BY_CHOICES, default="player")
     action_id = models.CharField(max_length=64, blank=True)
@@ -217,6 +221,11 @@ class Roll(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id} roll {self.n}: {self.face}"
+
+    @property
+    def dice_number(self) -> int:
+        """The n of ``dice.roll_face`` that gives this roll's face."""
+        return self.n if self.die is None else self.die
 
 
 class Move(models.Model):

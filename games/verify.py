@@ -71,6 +71,7 @@ class _Check:
         self.turn = 0
         self.before: dict[int, tuple[State, Action]] = {}  # seq -> the state before an action
         self.gone: set[int] = set()  # seqs of the actions an undo withdrew
+        self.roll_seqs = {r.seq for r in self.rolls}
 
     # ------------------------------------------------------------------ 1, 2
 
@@ -185,8 +186,13 @@ class _Check:
         if isinstance(row, RollRow):
             if row.n != self.n_rolls:
                 raise Mismatch(f"{what}: numbered {row.n}, the replay is at roll {self.n_rolls}")
+            # The dice number is the count of rolls still in play (an undo's withdrawn rolls
+            # are replayed, games.change `dice_number`).
+            live = self.n_rolls - len(self.gone & self.roll_seqs)
+            if row.dice_number != live:
+                raise Mismatch(f"{what}: dice number {row.dice_number}, the replay is at {live}")
             if self.revealed and row.bonus != "control":
-                face = dice.roll_face(self.match.server_seed, self.match.client_seed, row.n)
+                face = dice.roll_face(self.match.server_seed, self.match.client_seed, live)
                 if row.face != face:
                     raise Mismatch(f"{what}: face {row.face} stored, the dice give {face}")
             self.n_rolls += 1
