@@ -197,6 +197,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     own = request.user.is_authenticated and request.user.pk == player.pk
     if is_guest(player) and not own:
         raise Http404("No such player")
+    from games.selectors import unfinished_games
+
     page, rows = profiles.history(player, request.GET.get("page"))
     ratings = profiles.queue_ratings(player)
     context = {
@@ -210,6 +212,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "rows": rows,
         "provisional_games": provisional_games(),
         "min_games": leaderboard_min_games(),
+        # The player's own unfinished games, to continue (never shown to anyone else).
+        "your_games": unfinished_games(player) if own else [],
     }
     return render(request, "accounts/profile.html", context)
 

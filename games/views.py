@@ -17,6 +17,7 @@ from accounts.addresses import client_ip
 from accounts.views import is_guest, player_for
 from games.engine import RULESETS, Ruleset
 
+from . import selectors
 from .rules_page import board_config, examples, narrate, position
 
 # The presets in the order the site shows them, with what sets each apart.
@@ -94,6 +95,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "party_options": PARTY_OPTIONS,
             "guest": is_guest(request.user),
             "preview": board_config(RULESETS["classic"]),
+            "your_games": selectors.unfinished_games(request.user),
         },
     )
 

@@ -1,0 +1,61 @@
+"""The product descriptions' promises kept by the pages (issue 16): coming back to a game
+(item 7), the invite link seating a visitor (10), the duel guides (12), the Terms of Service
+and fair play page (13)."""
+
+from __future__ import annotations
+
+import re
+
+from django.test import Client
+
+from accounts.models import User
+from games import services
+from games.models import Match, Seat
+
+
+def practise(client: Client, ruleset: str = "classic") -> str:
+    response = client.post("/play/computer/", {"ruleset": ruleset, "players": "2"})
+    assert response.status_code == 302
+    return response["Location"].strip("/").split("/")[-1]
+
+
+# ---------------------------------------------------------------------------- 7
+
+
+def test_the_home_page_lists_your_games_and_continues_the_only_one(db: None) -> None:
+    """Item 7: a guest who closed the tab finds the game on the home page: "Continue"."""
+    client = Client()
+    assert "Your games" not in client.get("/").content.decode()
+    code = practise(client)
+    html = client.get("/").content.decode()
+    assert "Your games" in html
+    assert html.count(f'href="/r/{code}/"') == 2  # the list, and the one Continue up top
+    assert "continue-one" in html
+    other = practise(client, "duel")
+    html = client.get("/").content.decode()
+    assert f'href="/r/{code}/"' in html and f'href="/r/{other}/"' in html
+    assert "continue-one" not in html  # two games: the list says which
+    # A finished game is not listed; nor is anyone else's.
+    match = Match.objects.get(code=code)
+    seat = Seat.objects.get(match=match, corner=0)
+    services.match_resign(match_id=match.pk, user=seat.user)
+    html = client.get("/").content.decode()
+    assert f'href="/r/{code}/"' not in html and f'href="/r/{other}/"' in html
+    assert "Your games" not in Client().get("/").content.decode()
+
+
+def test_the_profile_lists_your_games_to_you_only(db: None) -> None:
+    """Item 7: the profile lists the account's unfinished games, with Continue, to its owner."""
+    ann = User.objects.create_user("ann", password="pw-for-tests")
+    ben = User.objects.create_user("ben", password="pw-for-tests")
+    match = services.match_create(ruleset="mensch", players=2, mode="friendly", host=ann)
+    services.match_join(code=match.code, user=ben)
+    client = Client()
+    client.force_login(ann)
+    html = client.get("/players/ann/").content.decode()
+    assert "Your games" in html and f'href="/r/{match.code}/"' in html
+    assert re.search(r"with\s+ben", html)
+    spectator = Client()
+    spectator.force_login(ben)
+    html = spectator.get("/players/ann/").content.decode()
+    assert f'href="/r/{match.code}/"' not in html
