@@ -359,6 +359,11 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             # Inline: segno's SVG has no xmlns, so it cannot be an <img> source.
             "qr": mark_safe(rooms.qr_svg(join_url)) if snapshot["status"] == "waiting" else "",
             "can_join": snapshot["status"] == "waiting" and not mine,
+            # A visitor with no seat in a friends' room with a free seat sits down at once.
+            "auto_join": snapshot["status"] == "waiting"
+            and not mine
+            and match.mode == "friendly"
+            and len(seats) < match.players,
             "can_start": snapshot["status"] == "waiting"
             and user is not None
             and match.host_id == user.pk

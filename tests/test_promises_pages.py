@@ -59,3 +59,26 @@ def test_the_profile_lists_your_games_to_you_only(db: None) -> None:
     spectator.force_login(ben)
     html = spectator.get("/players/ann/").content.decode()
     assert f'href="/r/{match.code}/"' not in html
+
+
+# ---------------------------------------------------------------------------- 10
+
+
+def test_the_invite_link_seats_a_visitor_at_once_and_a_full_room_is_watched(db: None) -> None:
+    """Item 10: seed 004: "when they open it you're in the same game": the page a visitor
+    opens takes a free seat by itself (a POST, so link previews take none); the host's page
+    and a full room's do not."""
+    host = Client()
+    response = host.post("/play/friends/", {"ruleset": "duel", "players": "2"})
+    code = response["Location"].strip("/").split("/")[-1]
+    assert "data-auto-join" not in host.get(f"/r/{code}/").content.decode()  # seated already
+    friend = Client()
+    html = friend.get(f"/r/{code}/").content.decode()
+    assert f'data-auto-join="{code}"' in html and "requestSubmit" in html
+    match = Match.objects.get(code=code)
+    assert match.seats.count() == 1  # opening the page (a preview) took no seat itself
+    assert friend.post(f"/r/{code}/join/").status_code == 302  # what the page does at once
+    assert match.seats.count() == 2
+    watcher = Client()
+    html = watcher.get(f"/r/{code}/").content.decode()
+    assert "data-auto-join" not in html and 'id="take-seat"' not in html

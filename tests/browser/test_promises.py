@@ -1,0 +1,53 @@
+"""Seed promises in a real browser (issue 16): the invite link seats a friend at once
+(item 10), and a tap on the board rolls when it is your roll (item 11)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import DESKTOP, PHONE, practise
+from .test_site import history
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_invite_link_seats_a_friend_at_once(site: str, people: Any) -> None:
+    """Item 10: seed 004: "send them the link; when they open it you're in the same game"."""
+    ann = people(DESKTOP).page()
+    ann.goto(site + "/")
+    friends = ann.locator("form[action='/play/friends/']")
+    friends.locator("select[name=ruleset]").select_option("duel")
+    friends.locator("button[type=submit]").click()
+    expect(ann.locator("#waiting-title")).to_have_text("Waiting for players")
+    link = ann.locator("[data-copy]").first.get_attribute("data-copy")
+    assert link and "/r/" in link
+
+    bob = people(PHONE).page()
+    bob.goto(link)  # no button to press: he is seated and the duel starts
+    expect(bob.locator(".you-tag")).to_have_count(1)
+    expect(bob.locator(".waiting")).to_be_hidden()
+    expect(ann.locator(".waiting")).to_be_hidden()
+    expect(ann.locator("#seats")).to_contain_text("Guest")
+
+    carol = people(DESKTOP).page()
+    carol.goto(link)  # the room is full: she watches
+    expect(carol.locator("#seats .seat")).to_have_count(2)
+    expect(carol.locator(".you-tag")).to_have_count(0)
+    expect(carol.locator("#take-seat")).to_have_count(0)
+
+
+def test_a_tap_on_the_board_rolls(site: str, people: Any) -> None:
+    """Item 11: seed 004: "Tap anywhere on the board to roll the die"."""
+    page = people(PHONE).page()
+    practise(page, site, ruleset="duel")
+    expect(page.locator("#roll:not([disabled])")).to_have_count(1)
+    box = page.locator("#board").bounding_box()
+    assert box is not None
+    # The middle of the board: no pawn there, and not the Roll button or the die.
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    # Red is this player's seat (the computer's rolls are Yellow's).
+    expect(page.locator("#history")).to_contain_text("Red rolls")
+    assert "Red rolls" in history(page)
