@@ -28,7 +28,7 @@ from ranked.ratings import leaderboard_min_games, provisional_games
 
 from . import profiles, throttle
 from .addresses import client_ip
-from .forms import GUEST_PREFIX, AccountForm, SignInForm, SignUpForm
+from .forms import GUEST_PREFIX, TERMS_VERSION, AccountForm, SignInForm, SignUpForm
 from .models import User
 
 __all__ = ["GUEST_PREFIX", "SignUpForm", "is_guest", "player_for"]
@@ -86,7 +86,11 @@ def signup(request: HttpRequest) -> HttpResponse:
                 actor=user,
                 ip=client_ip(request),
                 obj=user,
-                extra={"username": user.username, **({"guest": was} if was else {})},
+                extra={
+                    "username": user.username,
+                    "terms": TERMS_VERSION,
+                    **({"guest": was} if was else {}),
+                },
             )
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             if was:

@@ -7,6 +7,7 @@ from . import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("rules/", views.rules, name="rules"),
+    path("terms/", views.terms, name="terms"),
     path("play/computer/", views.play_computer, name="play-computer"),
     path("play/friends/", views.play_friends, name="play-friends"),
     path("play/local/", views.play_local, name="play-local"),

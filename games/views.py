@@ -174,6 +174,15 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
 
 
 @require_GET
+def terms(request: HttpRequest) -> HttpResponse:
+    """The Terms of Service and fair play rules (seed 002), accepted at sign-up."""
+    from accounts.forms import TERMS_VERSION
+    from disputes.services import window_days
+
+    return render(request, "terms.html", {"version": TERMS_VERSION, "dispute_days": window_days()})
+
+
+@require_GET
 def rules(request: HttpRequest) -> HttpResponse:
     presets = []
     for name, title, lead in PRESETS:

@@ -39,7 +39,12 @@ def test_guest_practises_then_signs_up_keeping_the_game(client: Client) -> None:
     assert match.mode == "practice" and match.seats.filter(bot__isnull=False).count() == 1
     client.post(
         "/accounts/signup/",
-        {"username": "cy", "password1": "a-long-pass-42", "password2": "a-long-pass-42"},
+        {
+            "username": "cy",
+            "password1": "a-long-pass-42",
+            "password2": "a-long-pass-42",
+            "terms": "on",
+        },
     )
     guest.refresh_from_db()
     assert guest.username == "cy" and guest.has_usable_password()

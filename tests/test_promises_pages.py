@@ -82,3 +82,43 @@ def test_the_invite_link_seats_a_visitor_at_once_and_a_full_room_is_watched(db: 
     watcher = Client()
     html = watcher.get(f"/r/{code}/").content.decode()
     assert "data-auto-join" not in html and 'id="take-seat"' not in html
+
+
+# ---------------------------------------------------------------------------- 13
+
+
+def test_terms_of_service_and_fair_play_page(client: Client, db: None) -> None:
+    """Item 13: seed 002: "Cheating, collusion, using automated tools and running more than
+    one account are not allowed. See our Terms of Service." The page says so, says how the
+    dice are proven and disputes settled, and every page's footer links to it."""
+    html = client.get("/terms/").content.decode()
+    for words in (
+        "Cheating",
+        "Collusion",
+        "Automated play",
+        "Multiple accounts",
+        "How the dice are proven",
+        "commitment",
+        "HMAC-SHA256",
+        "Disputes",
+        "upholds the dispute",
+    ):
+        assert words in html, words
+    for page in ("/", "/rules/", "/accounts/signup/"):
+        assert 'href="/terms/"' in client.get(page).content.decode(), page
+
+
+def test_sign_up_accepts_the_terms(client: Client, db: None) -> None:
+    """Item 13: the terms are accepted at sign-up (refused without), and the audit log keeps
+    which version was accepted."""
+    from audit.models import AuditEntry
+
+    fields = {"username": "dee", "password1": "a-long-pass-42", "password2": "a-long-pass-42"}
+    refused = client.post("/accounts/signup/", fields)
+    assert refused.status_code == 200
+    assert "accept the Terms of Service" in refused.content.decode()
+    assert not User.objects.filter(username="dee").exists()
+    done = client.post("/accounts/signup/", {**fields, "terms": "on"})
+    assert done.status_code == 302 and User.objects.filter(username="dee").exists()
+    entry = AuditEntry.objects.get(action="user.signed_up")
+    assert entry.extra_data["terms"]

@@ -156,6 +156,7 @@ def test_friends_room_by_code_click_keyboard_and_drag_until_a_capture(
     ann.fill("input[name=username]", "ann")
     ann.fill("input[name=password1]", "a-long-pass-42")
     ann.fill("input[name=password2]", "a-long-pass-42")
+    ann.check("input[name=terms]")
     ann.click("button[type=submit]")
     expect(ann.locator(".signed-in")).to_contain_text("ann")
     friends = ann.locator("form[action='/play/friends/']")
