@@ -183,6 +183,22 @@ def terms(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+def guide(request: HttpRequest, slug: str) -> HttpResponse:
+    """One of the duel guides (seed 004), its boards played through the engine."""
+    from .guides import guides, page_data
+
+    found = guides().get(slug)
+    if found is None:
+        raise Http404("There is no such guide")
+    others = [g for g in guides().values() if g.slug != slug]
+    return render(
+        request,
+        "games/guide.html",
+        {"guide": found, "data": page_data(found), "others": others},
+    )
+
+
+@require_GET
 def rules(request: HttpRequest) -> HttpResponse:
     presets = []
     for name, title, lead in PRESETS:

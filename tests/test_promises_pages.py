@@ -122,3 +122,38 @@ def test_sign_up_accepts_the_terms(client: Client, db: None) -> None:
     assert done.status_code == 302 and User.objects.filter(username="dee").exists()
     entry = AuditEntry.objects.get(action="user.signed_up")
     assert entry.extra_data["terms"]
+
+
+# ---------------------------------------------------------------------------- 12
+
+
+def test_the_duel_guides_are_linked_drawn_and_agree_with_the_bots(client: Client, db: None) -> None:
+    """Item 12: seed 004's two guides, written for the duel rules, with boards from positions
+    the engine plays, linked from the duel game and the rules page; every piece of advice is
+    the move the Hard and the Expert bots play there."""
+    from games.guides import guides
+
+    titles = {
+        "duel-rules": "Ludo rules for two players, and when to capture or stay safe",
+        "duel-strategy": "How to win at Ludo: strategy for two players",
+    }
+    rules_page = client.get("/rules/").content.decode()
+    code = practise(client, "duel")
+    room = client.get(f"/r/{code}/").content.decode()
+    for slug, title in titles.items():
+        assert f'href="/guides/{slug}/"' in rules_page and f'href="/guides/{slug}/"' in room
+        html = client.get(f"/guides/{slug}/").content.decode()
+        assert f"<h1>{title}</h1>" in html
+        data = re.search(r'id="guide-data" type="application/json">(.*?)</script>', html, re.S)
+        assert data is not None
+        boards = html.count('<svg class="mini"')
+        assert boards >= 3 and "legal" in data.group(1)
+    assert client.get("/guides/nothing/").status_code == 404
+    advised = [a for g in guides().values() for s in g.sections for a in s.advice]
+    assert len(advised) >= 5
+    for a in advised:
+        assert a.agrees == {"hard": True, "expert": True}, (a.title, a.bots)
+        assert a.state.rules.name == "duel"
+    # A classic room does not offer the duel guides.
+    classic = practise(client, "classic")
+    assert "/guides/" not in client.get(f"/r/{classic}/").content.decode()

@@ -51,3 +51,14 @@ def test_a_tap_on_the_board_rolls(site: str, people: Any) -> None:
     # Red is this player's seat (the computer's rolls are Yellow's).
     expect(page.locator("#history")).to_contain_text("Red rolls")
     assert "Red rolls" in history(page)
+
+
+def test_the_duel_guides_draw_their_boards(site: str, people: Any) -> None:
+    """Item 12: every board of the guides is drawn (no console error: the `people` check)."""
+    page = people(DESKTOP).page()
+    for slug in ("duel-rules", "duel-strategy"):
+        page.goto(f"{site}/guides/{slug}/")
+        boards = page.locator("svg.mini")
+        assert boards.count() >= 3
+        expect(boards.last.locator(".pawn").first).to_be_attached()
+    page.screenshot(path="/tmp/guide-promises.png", full_page=False)
