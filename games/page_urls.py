@@ -16,5 +16,7 @@ urlpatterns = [
     path("r/<str:code>/", views.room, name="room"),
     path("r/<str:code>/join/", views.room_join, name="room-join"),
     path("r/<str:code>/start/", views.room_start, name="room-start"),
+    path("r/<str:code>/seat/", views.room_seat, name="room-seat"),
+    path("r/<str:code>/start-over/", views.room_start_over, name="room-start-over"),
     path("r/<str:code>/replay/", views.replay, name="replay"),
 ]

@@ -239,8 +239,8 @@ class _Check:
         if found is None or low in self.gone:
             raise Mismatch(f"{what}: seq {low} is not a roll or move still in play")
         restored, target = found
-        seat = next((s for s in self.seats if s.corner == getattr(target.row, "corner", -1)), None)
-        if target.kind not in ("roll", "move") or seat is None or seat.bot:
+        # A person's roll or move: one a player made (seats may switch kinds since).
+        if target.kind not in ("roll", "move") or getattr(target.row, "by", "") != "player":
             raise Mismatch(f"{what}: seq {low} is not a person's roll or move")
         self.gone.update(s for s in self.before if low <= s <= high)
         self.turn += 1

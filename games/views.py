@@ -43,6 +43,10 @@ def _default_level() -> str:
     return str(services.DEFAULT_BOT_LEVEL)
 
 
+# Seed 003: on one device, the computer seats are "a beginner computer" unless chosen otherwise.
+LOCAL_BOT_LEVEL = "beginner"
+
+
 HOUSE_RULES = [
     ("compulsory_capture", "Capturing is compulsory"),
     ("optional_bring_out", "Bringing out is optional"),
@@ -284,7 +288,7 @@ def play_local(request: HttpRequest) -> HttpResponse:
             {
                 "presets": PRESETS,
                 "levels": _levels(),
-                "default_level": _default_level(),
+                "default_level": LOCAL_BOT_LEVEL,
                 "corners": _local_corners(),
                 "house_rules": HOUSE_RULES,
                 "party_options": PARTY_OPTIONS,
@@ -297,7 +301,7 @@ def play_local(request: HttpRequest) -> HttpResponse:
     for c in corners:
         who = request.POST.get(f"seat{c}", "person")
         if who != "person":
-            bots[c] = _choice(who, _levels(), _default_level())
+            bots[c] = _choice(who, _levels(), LOCAL_BOT_LEVEL)
     return _create(
         request,
         ruleset=ruleset,
@@ -395,8 +399,22 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             and match.mode != "ranked",
             "levels": _levels(),
             "default_level": _default_level(),
+            "local_seats": _local_seats(match, seats, snapshot) if match.mode == "local" else [],
+            "local_level": LOCAL_BOT_LEVEL,
         },
     )
+
+
+def _local_seats(match: Any, seats: list[Any], snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """One device: each seat still playing, as the switch under the board shows it."""
+    if snapshot["status"] not in ("waiting", "active"):
+        return []
+    colours = match.rules.colours
+    return [
+        {"corner": s.corner, "colour": colours[s.corner].capitalize(), "bot": s.bot or ""}
+        for s in seats
+        if not s.left
+    ]
 
 
 @require_POST
@@ -410,6 +428,49 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
     except ServiceError as e:
         messages.error(request, e.message)
     return redirect("room", code=match.code)
+
+
+@require_POST
+def room_seat(request: HttpRequest, code: str) -> HttpResponse:
+    """One device: switch a seat between a person and a computer during the game."""
+    from . import services
+    from .errors import ServiceError
+
+    match = _match(code)
+    who = request.POST.get("who", "person")
+    bot = None if who == "person" else _choice(who, _levels(), LOCAL_BOT_LEVEL)
+    try:
+        corner = int(request.POST.get("corner", ""))
+        services.match_set_seat(
+            match_id=match.pk,
+            user=request.user if request.user.is_authenticated else None,
+            corner=corner,
+            bot=bot,
+        )
+    except ValueError:
+        messages.error(request, "Say which seat to switch.")
+    except ServiceError as e:
+        messages.error(request, e.message)
+    return redirect("room", code=match.code)
+
+
+@require_POST
+def room_start_over(request: HttpRequest, code: str) -> HttpResponse:
+    """One device: the same seats in a fresh game."""
+    from . import services
+    from .errors import ServiceError
+
+    match = _match(code)
+    try:
+        fresh = services.match_start_over(
+            match_id=match.pk,
+            user=request.user if request.user.is_authenticated else None,
+            ip=client_ip(request),
+        )
+    except ServiceError as e:
+        messages.error(request, e.message)
+        return redirect("room", code=match.code)
+    return redirect("room", code=fresh.code)
 
 
 @require_POST

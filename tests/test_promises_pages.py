@@ -5,6 +5,7 @@ and fair play page (13)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.test import Client
 
@@ -157,3 +158,56 @@ def test_the_duel_guides_are_linked_drawn_and_agree_with_the_bots(client: Client
     # A classic room does not offer the duel guides.
     classic = practise(client, "classic")
     assert "/guides/" not in client.get(f"/r/{classic}/").content.decode()
+
+
+# ---------------------------------------------------------------------------- 8
+
+
+def test_one_device_seats_switch_during_the_game_and_start_over(
+    client: Client, db: None, settings: Any
+) -> None:
+    """Item 8: seed 003: each seat is a person or a beginner computer, switched from under the
+    board during the game; "Start over" (same seats, a fresh game) beside "New game"."""
+    from games import clock
+    from games.models import Roll, Status
+    from games.verify import verify_match
+
+    settings.LUDO_BOT_DELAY = 0.0
+    form = client.get("/play/local/").content.decode()
+    assert form.count('value="beginner" selected') == 3  # every seat after the first
+    response = client.post(
+        "/play/local/",
+        {"ruleset": "family", "players": "2", "seat0": "person", "seat2": "beginner"},
+    )
+    code = response["Location"].strip("/").split("/")[-1]
+    match = Match.objects.get(code=code)
+    assert match.seats.get(corner=2).bot == "beginner"
+    room = client.get(f"/r/{code}/").content.decode()
+    assert "Seats on this device" in room and 'id="start-over"' in room
+    assert 'id="new-game"' in room and 'href="/play/local/"' in room
+    host = match.seats.get(corner=0).user
+    # Yellow becomes a person; then Red, to play, a computer, which plays at once.
+    client.post(f"/r/{code}/seat/", {"corner": "2", "who": "person"})
+    yellow = match.seats.get(corner=2)
+    assert yellow.bot is None and yellow.user == host
+    client.post(f"/r/{code}/seat/", {"corner": "0", "who": "beginner"})
+    assert match.seats.get(corner=0).bot == "beginner"
+    refused = client.post(f"/r/{code}/seat/", {"corner": "2", "who": "easy"}, follow=True)
+    assert "At least one seat is a person" in refused.content.decode()
+    assert match.seats.get(corner=2).bot is None
+    clock.sweep()
+    assert Roll.objects.filter(match=match, corner=0, by="bot").exists()
+    # Someone else's device switches nothing.
+    other = Client()
+    other.post(f"/r/{code}/seat/", {"corner": "2", "who": "easy"})
+    assert match.seats.get(corner=2).bot is None
+    # Start over: the same seats, a fresh game; the old one ends and still verifies.
+    response = client.post(f"/r/{code}/start-over/")
+    fresh = Match.objects.get(code=response["Location"].strip("/").split("/")[-1])
+    assert fresh.pk != match.pk and fresh.mode == "local" and fresh.ruleset == "family"
+    assert {s.corner: s.bot for s in fresh.seats.all()} == {0: "beginner", 2: None}
+    assert fresh.status == Status.ACTIVE and fresh.seq > 0
+    match.refresh_from_db()
+    assert match.status == Status.ABORTED
+    report = verify_match(match)
+    assert report.ok, report.line
