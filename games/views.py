@@ -527,6 +527,9 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
             rolls.append(
                 {
                     "n": row.n,
+                    # The dice number its face comes from: n, or the withdrawn roll's that it
+                    # replays after an undo (local play).
+                    "die": row.dice_number,
                     "face": row.face,
                     "corner": row.corner,
                     "chosen": row.bonus == "control",
