@@ -120,6 +120,8 @@ class _Change:
     passed_on_roll: bool = False
     # The player took their seat back from the computer with this action: a fresh clock.
     reclaimed: bool = False
+    # The player to act is back within the wait (mensch) with this many seconds left.
+    resume_clock: float | None = None
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
@@ -357,6 +359,8 @@ def _deadline(change: _Change) -> datetime | None:
         # After two missed turns the bot keeps playing until the player taps the die at the
         # start of their turn: a short window to do so, then the bot plays the turn.
         return start + timedelta(seconds=reclaim_window())
+    if change.resume_clock is not None:
+        return start + timedelta(seconds=change.resume_clock)
     if change.clock_runs_on and match.turn_deadline is not None and match.turn_deadline > start:
         return match.turn_deadline  # one deadline covers the roll and the move
     return start + timedelta(seconds=seconds)

@@ -147,6 +147,9 @@ class Seat(models.Model):
     # Updated: the player left the room (party: a bot plays the seat); cleared when they come
     # back. One who never returns is placed below everyone still playing (seed 000).
     gone = models.BooleanField(default=False)
+    # Updated: the seconds of their turn the player had left when their connection dropped
+    # while the turn waits for them (mensch); they get the rest back, not a fresh clock.
+    clock_left = models.FloatField(null=True, blank=True)
     # Set on joining: the player's address, shown to staff only (same-IP checks, disputes).
     ip = models.GenericIPAddressField(null=True, blank=True)
 
