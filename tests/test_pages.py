@@ -179,5 +179,6 @@ def test_party_options_from_the_create_forms(client: Client) -> None:
 def test_computer_level_defaults_to_the_services_default(client: Client) -> None:
     home = client.get("/").content.decode()
     assert '<option value="medium" selected>' in home
+    # One device (seed 003): the computer seats are the beginner computer by default.
     local = client.get("/play/local/").content.decode()
-    assert local.count('value="medium" selected>') == 3  # every seat but the first
+    assert local.count('value="beginner" selected>') == 3  # every seat but the first
