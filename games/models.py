@@ -7,7 +7,7 @@ exceptions, each documented on its field: the match's cached ``snapshot``, ``seq
 ``left``, the match's ``voided_at`` and ``void_reason``, a seat's ``ip``); a seat's
 ``client_seed`` before the start; a seat's ``connected``, ``disconnected_at``, ``away`` and
 ``missed_turns``; and a seat's ratings (set again when a voided match re-rates later ones).
-Everything else is rebuilt by `games.replay` from the rows.
+Everything else is rebuilt by `games.match.replay` from the rows.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class Match(models.Model):
     # Updated: after a roll no pawn could use, the die passes on only at this time, so the
     # players see the roll that was lost (seed 001: "pauses, passes the die").
     pause_until = models.DateTimeField(null=True, blank=True)
-    # Updated: a cache of the replay (engine notation plus counters), see games.replay.
+    # Updated: a cache of the replay (engine notation plus counters), see games.match.replay.
     snapshot = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(db_default=Now())
     started_at = models.DateTimeField(null=True, blank=True)  # set once

@@ -11,13 +11,16 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from games import clock, dice, services
+from games import services
+from games.clocks import sweeps as clock
 from games.engine import roll as engine_roll
 from games.engine import setup
-from games.errors import ServiceError
+from games.match import dice
+from games.match.errors import ServiceError
+from games.match.replay import snapshot_of
+from games.match.selectors import snapshot_for
+from games.match.verify import verify_match
 from games.models import Match, MatchEvent, Roll, Seat
-from games.replay import snapshot_of
-from games.verify import verify_match
 
 from .conftest import two_player
 
@@ -158,8 +161,6 @@ def test_the_snapshot_says_the_seat_can_be_taken_back(
         time.sleep(0.05)
         clock.sweep()
         match = play_turn(match, ben, 2, start=100 * _)
-    from games.selectors import snapshot_for
-
     snap = snapshot_for(Match.objects.get(pk=match.pk), ann)
     assert snap["reclaim"] is True
     assert snapshot_for(Match.objects.get(pk=match.pk), ben)["reclaim"] is True
@@ -228,7 +229,7 @@ def test_mensch_waits_for_a_lost_connection_then_the_computer_plays(
 ) -> None:
     """Item 4: seed 001: "the game waits 45 seconds for them, then the computer plays for them
     until they are back": no auto-move while it waits, and nobody forfeits for it."""
-    settings.LUDO_TIME_SCALE = 0.01  # a 0.2 s turn, a 0.45 s wait
+    settings.LUDO_TIME_SCALE = 0.04  # a 0.8 s turn, a 1.8 s wait
     settings.LUDO_BOT_DELAY = 0.0
     ann, ben = players
     match = two_player(ann, ben, ruleset="mensch")
@@ -237,10 +238,12 @@ def test_mensch_waits_for_a_lost_connection_then_the_computer_plays(
     match.refresh_from_db()
     assert match.turn_deadline is None  # her turn waits
     before = match.seq
-    time.sleep(0.3)  # past her 0.2 s turn clock
+    time.sleep(1.0)  # past her 0.8 s turn clock
     assert clock.sweep() == 0
     assert kinds(match, before) == []
-    time.sleep(0.2)  # past the 0.45 s wait
+    gone = Seat.objects.get(match=match, corner=0).disconnected_at
+    assert gone is not None
+    time.sleep(max((gone + timedelta(seconds=1.85) - timezone.now()).total_seconds(), 0))
     clock.sweep()  # the grace ran out: the computer takes her seat
     assert Seat.objects.get(match=match, corner=0).away
     for _ in range(30):
@@ -309,8 +312,6 @@ def test_a_roll_with_no_move_pauses_before_the_die_passes(
         services.match_roll(match_id=match.pk, user=users[nxt], seq=match.seq, action_id="soon")
     assert refused.value.code == "pause"
     assert match.turn_deadline == match.pause_until + timedelta(seconds=20)
-    from games.selectors import snapshot_for
-
     assert snapshot_for(match, users[nxt])["pause_until"] == match.pause_until.isoformat()
     time.sleep(max((match.pause_until - timezone.now()).total_seconds(), 0) + 0.05)
     services.match_roll(match_id=match.pk, user=users[nxt], seq=match.seq, action_id="later")
