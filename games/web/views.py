@@ -171,7 +171,13 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
             if rules.ending == "first"
             else "play goes on until one is left, who loses",
         ),
-        ("Who starts", "Red" if rules.first_player == "red" else "drawn at random"),
+        (
+            "Who starts",
+            # Seed 001: in code rooms "who goes first is drawn at random" (Match.draws_first).
+            "Red on one device and against the computer; drawn with the dice in online rooms"
+            if rules.first_player == "red"
+            else "drawn at random with the dice",
+        ),
         (
             "Turn clock",
             f"{rules.turn_seconds} seconds" if rules.turn_seconds else "none (one device)",
