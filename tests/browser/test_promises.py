@@ -62,3 +62,27 @@ def test_the_duel_guides_draw_their_boards(site: str, people: Any) -> None:
         assert boards.count() >= 3
         expect(boards.last.locator(".pawn").first).to_be_attached()
     page.screenshot(path="/tmp/guide-promises.png", full_page=False)
+
+
+def test_one_device_seats_switch_and_start_over(site: str, people: Any) -> None:
+    """Item 8: under the board, a seat switches between a person and the computer during the
+    game; Start over begins a fresh game with the same seats, beside New game."""
+    page = people(PHONE).page()
+    page.goto(site + "/play/local/")
+    page.select_option("select[name=ruleset]", "family")
+    page.select_option("select[name=players]", "2")
+    # The computer seats are the beginner computer unless chosen otherwise (seed 003).
+    expect(page.locator("select[name=seat2]")).to_have_value("beginner")
+    page.click("main button[type=submit]")
+    expect(page.locator("#seats .bot-tag")).to_have_count(1)
+    first = page.url
+    page.select_option("select[data-seat='2']", "person")
+    page.locator("form:has(select[data-seat='2']) button").click()
+    expect(page.locator("#seats .bot-tag")).to_have_count(0)
+    expect(page.locator("select[data-seat='2']")).to_have_value("person")
+    page.click("#start-over")
+    expect(page.locator("#seats .seat")).to_have_count(2)
+    assert page.url != first
+    expect(page.locator("#seats .bot-tag")).to_have_count(0)  # the same seats: two people
+    expect(page.locator("#new-game")).to_have_attribute("href", "/play/local/")
+    page.screenshot(path="/tmp/local-promises.png", full_page=True)
