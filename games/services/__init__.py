@@ -17,6 +17,7 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 - `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match;
 - `guests`: a guest's games move to the account they sign in to;
 - `ranked_seats`: who may sit in a ranked match.
+- `restart`: a turn's clock started again when its news could not reach the player.
 
 Times come from the database clock (see `games.services.kernel` for the deadlines). Whatever
 fires a due ``turn_deadline`` calls `match_timeout`, which does nothing unless the deadline
