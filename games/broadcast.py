@@ -44,9 +44,20 @@ def _send(match_id: int, message: dict[str, Any]) -> bool:
 
 def match_changed(match_id: int, seq: int, events: list[dict[str, Any]]) -> None:
     """Send ``{"type": "match.update", "v": seq, "events": events}`` to the match's group;
-    on failure the room is owed a resync (retried in the background)."""
+    on failure the room is owed a resync (retried in the background), and the turn's clock
+    starts again when it goes out."""
     if not _send(match_id, {"type": "match.update", "v": seq, "events": events}):
+        _restart_clock(match_id, seq)
         _owe(match_id, seq)
+
+
+def _restart_clock(match_id: int, seq: int) -> None:
+    from . import services
+
+    try:
+        services.match_clock_restart(match_id=match_id, seq=seq)
+    except Exception:  # noqa: BLE001 - the database is down too: the sweeps cannot run either
+        log.warning("match %s: clock not restarted", match_id, exc_info=True)
 
 
 def _owe(match_id: int, seq: int) -> None:
@@ -67,6 +78,7 @@ def owed() -> dict[int, int]:
 def retry_owed() -> int:
     """Send each owed room its resync once; returns how many are still owed."""
     for match_id, seq in owed().items():
+        _restart_clock(match_id, seq)  # the player learns of the change only now
         if _send(match_id, {"type": "match.resync", "v": seq}):
             with _owed_lock:
                 if _owed.get(match_id) == seq:
@@ -79,7 +91,12 @@ def _retry_owed() -> None:
     pause = threading.Event()
     while True:
         pause.wait(RETRY_EVERY)
-        retry_owed()
+        try:
+            retry_owed()
+        finally:
+            from django.db import connection
+
+            connection.close()  # this long-lived thread's: back to the pool between tries
         with _owed_lock:
             if not _owed:
                 # Under the lock: a room owed from now on starts a new thread.

@@ -142,7 +142,7 @@ async def beat() -> None:
     if not ids:
         return
     try:
-        seqs = await _seqs(ids)
+        seqs = await _seqs(ids, _seated_counts())
     except Exception:  # noqa: BLE001 - the database is down: pings keep the browsers waiting
         log.warning("heartbeat: no seqs read (database unavailable)", exc_info=True)
         seqs = {}
@@ -151,12 +151,25 @@ async def beat() -> None:
             await consumer.heartbeat(seqs.get(match_id))
 
 
+def _seated_counts() -> dict[tuple[int, int], int]:
+    """(match id, user id) -> this process's open sockets of seated players."""
+    counts: Counter[tuple[int, int]] = Counter()
+    for match_id, consumers in list(_sockets.items()):
+        for consumer in list(consumers):
+            if consumer.corner is not None and consumer.user is not None:
+                counts[(match_id, consumer.user.pk)] += 1
+    return dict(counts)
+
+
 @on_db_thread
-def _seqs(ids: list[int]) -> dict[int, int]:
+def _seqs(ids: list[int], counts: dict[tuple[int, int], int]) -> dict[int, int]:
     from .models import Match
 
-    with contextlib.suppress(Exception):
-        presence.store().heartbeat()  # this process's socket counts live on
+    try:
+        # This process's socket counts live on (and come back if Redis lost them).
+        presence.store().heartbeat(counts)
+    except Exception:  # noqa: BLE001 - Redis down: the next beat writes them
+        log.warning("heartbeat: socket counts not refreshed (Redis unavailable)")
     return dict(Match.objects.filter(pk__in=ids).values_list("pk", "seq"))
 
 
@@ -366,6 +379,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
             log.info(
                 "match %s: socket at v%s, match at v%s: resync", self.match_id, self.sent_v, seq
             )
+            if self.corner is not None:
+                # This player's screen was stale: their clock starts again (if it is theirs).
+                await on_db_thread(_restart_clock)(self.match_id, seq)
             await self.resync()
             return
         await self.send(frame("ping", self.sent_v, {}))
@@ -547,6 +563,13 @@ def _load_now(match_id: int) -> Loaded | None:
 
 
 _load = on_db_thread(_load_now)
+
+
+def _restart_clock(match_id: int, seq: int) -> None:
+    from . import services
+
+    with contextlib.suppress(Exception):  # the database is down: no sweep runs either
+        services.match_clock_restart(match_id=match_id, seq=seq)
 
 
 def _act(match_id: int, user: Any, intent: Intent) -> Any:

@@ -48,7 +48,7 @@ class Store(Protocol):
     def opened(self, match_id: int, user_id: int) -> int: ...
     def closed(self, match_id: int, user_id: int) -> int: ...
     def count(self, match_id: int, user_id: int) -> int: ...
-    def heartbeat(self) -> None: ...
+    def heartbeat(self, counts: dict[tuple[int, int], int] | None = None) -> None: ...
 
 
 class MemoryStore:
@@ -76,7 +76,7 @@ class MemoryStore:
         with self.lock:
             return self.sockets.get((match_id, user_id), 0)
 
-    def heartbeat(self) -> None:
+    def heartbeat(self, counts: dict[tuple[int, int], int] | None = None) -> None:
         """Nothing to refresh: the counts die with the one process that holds them."""
 
 
@@ -100,9 +100,16 @@ class RedisStore:
     def _alive(self, process: str) -> str:
         return f"{self.prefix}:process:{process}"
 
-    def heartbeat(self) -> None:
-        """This process is alive: its counts go on counting for `PROCESS_TTL` seconds."""
-        self.client.set(self._alive(self.process), 1, ex=PROCESS_TTL)
+    def heartbeat(self, counts: dict[tuple[int, int], int] | None = None) -> None:
+        """This process is alive: its counts go on counting for `PROCESS_TTL` seconds. With
+        `counts` ((match id, user id) -> sockets open here), they are written again too, so
+        counts lost with Redis (restarted without its data) come back within a beat."""
+        pipe = self.client.pipeline()
+        pipe.set(self._alive(self.process), 1, ex=PROCESS_TTL)
+        for (match_id, user_id), n in (counts or {}).items():
+            pipe.hset(self._key(match_id, user_id), self.process, n)
+            pipe.expire(self._key(match_id, user_id), COUNT_TTL)
+        pipe.execute()
 
     def opened(self, match_id: int, user_id: int) -> int:
         pipe = self.client.pipeline()
@@ -190,6 +197,10 @@ def seat_disconnected(*, match_id: int, user: Any, ip: str | None = None) -> Non
 # server process.
 ORPHANS_EVERY = 10.0
 _orphans_at = 0.0
+# (match id, user id) -> when the sweep first found no socket counting: marked only when still
+# so `PROCESS_TTL` later, after every live process's heartbeat wrote its counts again (Redis
+# restarted without its data loses them all at once).
+_suspects: dict[tuple[int, int], float] = {}
 
 
 def sweep_orphans(*, batch: int) -> int:
@@ -219,9 +230,16 @@ def sweep_orphans(*, batch: int) -> int:
         .values_list("match_id", "user_id")[:batch]
     )
     marked = 0
+    for key in [k for k in _suspects if k not in seats]:
+        del _suspects[key]
     for match_id, user_id in sorted(seats):
         if counts.count(match_id, user_id) > 0:
+            _suspects.pop((match_id, user_id), None)
             continue
+        first_seen = _suspects.setdefault((match_id, user_id), now)
+        if now - first_seen < PROCESS_TTL:
+            continue
+        del _suspects[(match_id, user_id)]
         user = User.objects.filter(pk=user_id).first()
         if user is None:
             continue

@@ -1,10 +1,9 @@
-"""Servers a test starts for itself: a free local port, a redis-server of its own."""
+"""A redis-server a test starts for itself (ports from `tests.stack`, which starts the
+production stack)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -12,29 +11,9 @@ from contextlib import contextmanager
 
 import pytest
 
+from tests.stack import free_port, port_open
 
-def free_port() -> int:
-    """A free local port: from LUDO_TEST_PORTS ("18100-18199") when set (a shared machine's
-    share), else any the system gives."""
-    span = os.environ.get("LUDO_TEST_PORTS", "")
-    candidates = [0]
-    if span:
-        low, high = (int(p) for p in span.split("-"))
-        candidates = list(range(low, high + 1))
-    for port in candidates:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return int(s.getsockname()[1])
-    raise RuntimeError(f"no free port in {span}")
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.2)
-        return s.connect_ex(("127.0.0.1", port)) == 0
+__all__ = ["free_port", "own_redis", "port_open"]
 
 
 @contextmanager
