@@ -24,28 +24,21 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
 from audit import services as audit
-from ranked.ratings import leaderboard_min_games, provisional_games
+from games import services
+from games.match.errors import ServiceError
+from games.match.selectors import unfinished_games
+from ranked.models import provisional_games
+from ranked.ratings import leaderboard_min_games
 
 from . import profiles, throttle
 from .addresses import client_ip
-from .forms import GUEST_PREFIX, AccountForm, SignInForm, SignUpForm
-from .models import User
-
-__all__ = ["GUEST_PREFIX", "SignUpForm", "is_guest", "player_for"]
-
-
-def is_guest(user: object) -> bool:
-    """Whether `user` is a guest player (signed in through the session, without an account)."""
-    return bool(getattr(user, "is_authenticated", False)) and str(
-        getattr(user, "username", "")
-    ).startswith(GUEST_PREFIX)
+from .forms import TERMS_VERSION, AccountForm, SignInForm, SignUpForm
+from .models import GUEST_PREFIX, User, is_guest
 
 
 def player_for(request: HttpRequest) -> User:
     """The signed-in user, or a new guest user signed into this session; a `ServiceError`
     (``too_many_guests``) when the address made its hour's guests already."""
-    from games.errors import ServiceError
-
     if request.user.is_authenticated:
         assert isinstance(request.user, User)
         return request.user
@@ -97,7 +90,11 @@ def signup(request: HttpRequest) -> HttpResponse:
                 actor=user,
                 ip=client_ip(request),
                 obj=user,
-                extra={"username": user.username, **({"guest": was} if was else {})},
+                extra={
+                    "username": user.username,
+                    "terms": TERMS_VERSION,
+                    **({"guest": was} if was else {}),
+                },
             )
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             if was:
@@ -126,8 +123,6 @@ def signed_in(request: HttpRequest, user: User, *, guest: Any) -> int:
     """After a sign-in that `SignInForm` allowed (the form, the admin's, `POST /api/session`):
     audit it and bring the `guest` session's games to the account. Returns how many seats
     moved."""
-    from games import services
-
     audit.record(action="user.signed_in", actor=user, ip=client_ip(request), obj=user)
     if guest is not None and guest.pk != user.pk:
         # Signing in over a guest session: the guest's games come along.
@@ -227,6 +222,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "rows": rows,
         "provisional_games": provisional_games(),
         "min_games": leaderboard_min_games(),
+        # The player's own unfinished games, to continue (never shown to anyone else).
+        "your_games": unfinished_games(player) if own else [],
     }
     return render(request, "accounts/profile.html", context)
 

@@ -122,16 +122,21 @@ CHANNEL_LAYERS = env.channel_layers(REDIS_URL, os.environ.get("CHANNEL_LAYER"), 
 LUDO_GC_TUNE = env.parse_bool(os.environ.get("LUDO_GC_TUNE"), default=True)
 LUDO_GC_THRESHOLDS = env.gc_thresholds(os.environ.get("LUDO_GC_THRESHOLDS"))
 
-# Match clocks (games.clock): the rules' durations times LUDO_TIME_SCALE (tests and the
+# Match clocks (games.clocks): the rules' durations times LUDO_TIME_SCALE (tests and the
 # end-to-end run shorten them, production leaves 1); the pause before a bot's step or a lone
 # move's auto-move; and whether the web process sweeps the clocks itself (the embedded
 # default, with no Redis and so no Celery beat).
 LUDO_TIME_SCALE = float(os.environ.get("LUDO_TIME_SCALE") or 1)
 LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
+# After a roll no pawn can use, the die passes on after this pause (seed 001); after two
+# missed turns (party, seed 000), the seconds a player has at the start of each turn to tap
+# the die and take the seat back from the bot.
+LUDO_PASS_PAUSE = float(os.environ.get("LUDO_PASS_PAUSE") or 1.5)
+LUDO_RECLAIM_SECONDS = float(os.environ.get("LUDO_RECLAIM_SECONDS") or 3)
 LUDO_INPROCESS_CLOCK = env.parse_bool(
     os.environ.get("LUDO_INPROCESS_CLOCK"), default=REDIS_URL is None
 )
-# Threads per server process for the match sockets' database work (games.consumers); each
+# Threads per server process for the match sockets' database work (games.live.consumers); each
 # holds a database connection while it works.
 LUDO_DB_THREADS = int(os.environ.get("LUDO_DB_THREADS") or 16)
 
@@ -172,7 +177,7 @@ SIGN_IN_WINDOW = 15 * 60
 SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
 # Guest players one address may get an hour (accounts.views.player_for); rooms one player may
 # have waiting for players, and open in an hour (games.services._may_open_room); sockets one
-# session may hold open in one server process (games.consumers).
+# session may hold open in one server process (games.live.consumers).
 GUESTS_PER_IP = int(os.environ.get("GUESTS_PER_IP") or 30)
 ROOMS_WAITING_PER_PLAYER = int(os.environ.get("ROOMS_WAITING_PER_PLAYER") or 10)
 ROOMS_PER_PLAYER_HOUR = int(os.environ.get("ROOMS_PER_PLAYER_HOUR") or 60)

@@ -13,7 +13,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games.wire import WireError, loads
+from games.live.wire import WireError, loads
 
 from . import matchmaking
 

@@ -132,6 +132,7 @@ def embedded(folder: Path, *, setup: str = "", **settings: str) -> Iterator[tupl
         ROOMS_PER_PLAYER_HOUR="1000",
         **settings,
     )
+    env.setdefault("LUDO_PASS_PAUSE", "0")  # a test that waits for it says so
     run: dict[str, Any] = {"cwd": ROOT, "env": env, "check": True, "capture_output": True}
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], **run)
     printed = ""

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from games.wire import MAX_FRAME_BYTES, WireError, parse
+from games.live.wire import MAX_FRAME_BYTES, WireError, parse
 
 from .conftest import socket, two_player
 

@@ -10,7 +10,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 
 from accounts.models import User
-from games.consumers import CLOSE_TOO_MANY
+from games.live.consumers import CLOSE_TOO_MANY
 
 from .conftest import socket, two_player
 

@@ -18,8 +18,10 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from accounts.models import User
-from games import broadcast, consumers, presence, services
+from games import services
+from games.live import consumers, presence
 from games.models import Match, Seat
+from games.services import broadcast
 
 from .conftest import socket, two_player
 

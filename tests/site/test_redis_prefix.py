@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from django.utils.module_loading import import_string
 
-from games import presence
+from games.live import presence
 from ludo_site import env
 from tests.servers import own_redis
 

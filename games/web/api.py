@@ -28,10 +28,15 @@ from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.addresses import client_ip
-
-from . import rooms
-from .errors import ServiceError
-from .wire import WireError, loads, parse
+from accounts.forms import SignInForm
+from accounts.models import is_guest
+from accounts.views import signed_in
+from games import services
+from games.live.wire import WireError, loads, parse
+from games.match import dice, rooms
+from games.match.errors import ServiceError
+from games.match.selectors import match_by_code, snapshot_for, visible_events
+from games.models import Move, Roll
 
 STATUS = {
     "bad_message": 400,
@@ -52,6 +57,7 @@ STATUS = {
     "already_seated": 409,
     "over": 409,
     "no_undo": 409,
+    "pause": 409,
     "too_large": 413,
     "rate_limited": 429,
     "too_many_guests": 429,
@@ -131,8 +137,6 @@ def _code(text: str) -> str:
 
 
 def _match(code: str) -> Any:
-    from .selectors import match_by_code
-
     return match_by_code(_code(code))
 
 
@@ -172,9 +176,6 @@ def _sign_in(request: HttpRequest, username: str, password: str) -> None:
     """The sign-in form's own checks (`accounts.forms.SignInForm`: the attempt limits per
     username and address, the audit of failures and refusals), then its after-effects
     (`accounts.views.signed_in`): the API is no way around them."""
-    from accounts.forms import SignInForm
-    from accounts.views import is_guest, signed_in
-
     guest = request.user if is_guest(request.user) else None
     form = SignInForm(request, data={"username": username, "password": password})
     if not form.is_valid():
@@ -203,8 +204,6 @@ def _str_list(value: Any, name: str) -> list[str]:
 
 @api("POST", auth=True)
 def matches(request: HttpRequest) -> HttpResponse:
-    from . import services
-
     data = _body(request)
     ruleset, players, mode = data.get("ruleset"), data.get("players"), data.get("mode")
     if not isinstance(ruleset, str) or not isinstance(mode, str):
@@ -229,8 +228,6 @@ def matches(request: HttpRequest) -> HttpResponse:
 
 @api("GET")
 def match_detail(request: HttpRequest, code: str) -> HttpResponse:
-    from .selectors import snapshot_for
-
     match = _match(code)
     user = request.user if request.user.is_authenticated else None
     return JsonResponse(snapshot_for(match, viewer_user=user))
@@ -238,16 +235,12 @@ def match_detail(request: HttpRequest, code: str) -> HttpResponse:
 
 @api("POST", auth=True)
 def match_join(request: HttpRequest, code: str) -> HttpResponse:
-    from . import services
-
     seat = services.match_join(code=_code(code), user=request.user, ip=client_ip(request))
     return JsonResponse({"corner": seat.corner, **_links(request, seat.match.code)})
 
 
 @api("POST", auth=True)
 def match_seed(request: HttpRequest, code: str) -> HttpResponse:
-    from . import services
-
     seed = _body(request).get("seed")
     if not isinstance(seed, str):
         raise ApiError("bad_request", 'Send "seed", a string')
@@ -257,8 +250,6 @@ def match_seed(request: HttpRequest, code: str) -> HttpResponse:
 
 @api("POST", auth=True)
 def match_action(request: HttpRequest, code: str) -> HttpResponse:
-    from . import services
-
     if len(request.body) > MAX_BODY_BYTES:
         raise ApiError("too_large", f"Bodies are at most {MAX_BODY_BYTES} bytes")
     intent = parse(request.body.decode("utf-8", "replace"))
@@ -309,10 +300,6 @@ def _my_corners(request: HttpRequest, match: Any) -> set[int]:
 
 @api("GET")
 def match_replay(request: HttpRequest, code: str) -> HttpResponse:
-    from . import dice
-    from .models import Move, Roll
-    from .selectors import visible_events
-
     match = _match(code)
     rolls = list(Roll.objects.filter(match=match).order_by("n"))
     record: dict[str, Any] = {
@@ -341,6 +328,9 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
         "rolls": [
             {
                 "n": r.n,
+                # The dice number its face comes from (n, except a roll replayed after an
+                # undo in local play).
+                "die": r.dice_number,
                 "seq": r.seq,
                 "turn": r.turn,
                 "corner": r.corner,
@@ -375,7 +365,9 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
             match.commitment,
             match.server_seed,
             match.client_seed,
-            [(r.n, r.face, r.bonus) for r in rolls],  # Dice control faces are chosen, not derived
+            [
+                (r.dice_number, r.face, r.bonus) for r in rolls
+            ],  # Dice control faces are chosen, not derived
         )
         record["proof"].update(
             server_seed=match.server_seed,

@@ -3,10 +3,14 @@ the engine's events and the rows they imply, then save the match, its seats, the
 and the broadcast after commit. `games.services` is built on this; nothing else writes.
 
 Times: every stored time and every deadline comes from the database clock. A human's clock
-(modes ranked and friendly, presets with a turn timer) restarts after every stored change:
-``rules.turn_seconds * settings.LUDO_TIME_SCALE``. A bot's next step, and the auto-move of a
-lone legal move, are due after ``settings.LUDO_BOT_DELAY`` seconds, in the same
-``turn_deadline`` field.
+(modes ranked and friendly, presets with a turn timer) is ``rules.turn_seconds *
+settings.LUDO_TIME_SCALE`` for one turn: it starts when the turn (or an extra roll) starts
+and the roll does not restart it, so one deadline covers the roll and the move (seeds 000,
+002: "30 seconds to roll and move", "20 seconds for each turn"). A bot's next step, and the
+auto-move of a lone legal move, are due after ``settings.LUDO_BOT_DELAY`` seconds, in the same
+``turn_deadline`` field. After a roll no pawn can use, the die passes on only after
+``settings.LUDO_PASS_PAUSE`` seconds (``Match.pause_until``); the next deadline counts from
+there.
 """
 
 from __future__ import annotations
@@ -19,24 +23,27 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.db.models.functions import Now
 
 from audit import services as audit
 from audit.clock import db_now
+from games.clocks import timing
 from games.engine import Event, IllegalAction, State, as_dict, legal_moves, loads
 from games.engine import Move as EngineMove
 from games.engine import move as engine_move
 from games.engine import resign as engine_resign
 from games.engine import roll as engine_roll
 from games.engine.events import TurnPassed
+from games.match import dice
+from games.match.errors import ServiceError
+from games.match.replay import snapshot_of
+from games.match.selectors import snapshot_for
+from games.models import ENDED, Match, MatchEvent, Seat, Status, Turn
+from games.models import Move as MoveRow
+from games.models import Roll as RollRow
+from games.services import broadcast
 from ranked import ratings
-
-from . import broadcast, clock, dice
-from .errors import ServiceError
-from .models import Match, MatchEvent, Seat, Status, Turn
-from .models import Move as MoveRow
-from .models import Roll as RollRow
-from .replay import snapshot_of
 
 # Modes where a human's turn runs against the clock (practice and local play wait).
 CLOCKED_MODES = frozenset({"ranked", "friendly"})
@@ -78,11 +85,23 @@ def bot_delay() -> float:
     return _setting("LUDO_BOT_DELAY", 0.8)
 
 
+def pass_pause() -> float:
+    """The pause after a roll no pawn can use, before the die passes (seed 001: "the game
+    says so, pauses, passes the die")."""
+    return _setting("LUDO_PASS_PAUSE", 1.5)
+
+
+def reclaim_window() -> float:
+    """Seed 000: after two missed turns the bot plays on "until you tap the die at the start of
+    your turn": the seconds the player has at the start of each turn to take the seat back."""
+    return _setting("LUDO_RECLAIM_SECONDS", 3.0)
+
+
 # ---------------------------------------------------------------------------- the change
 
 
 @dataclass
-class _Change:
+class Change:
     """The rows one service call appends, and the match as it will be saved."""
 
     match: Match
@@ -97,6 +116,14 @@ class _Change:
     audits: list[Callable[[], Any]] = field(default_factory=list)
     match_fields: set[str] = field(default_factory=set)  # set-once fields to save too
     first_seq: int = 0
+    # The player to act rolled and still has to move: their turn's deadline runs on.
+    clock_runs_on: bool = False
+    # A roll no pawn could use passed the die: the next player starts after a pause.
+    passed_on_roll: bool = False
+    # The player took their seat back from the computer with this action: a fresh clock.
+    reclaimed: bool = False
+    # The player to act is back within the wait (mensch) with this many seconds left.
+    resume_clock: float | None = None
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
@@ -157,7 +184,16 @@ class _Change:
 
     # -- the actions
 
-    def roll(self, seat: Seat, *, face: int, bonus: str, by: str, action_id: str) -> None:
+    def roll(
+        self,
+        seat: Seat,
+        *,
+        face: int,
+        bonus: str,
+        by: str,
+        action_id: str,
+        die: int | None = None,
+    ) -> None:
         assert self.state is not None
         try:
             state, events = engine_roll(self.state, face, bonus=bonus)
@@ -173,6 +209,7 @@ class _Change:
                 seq=seq,
                 n=self.rolls,
                 face=face,
+                die=die,
                 bonus=bonus,
                 by=by,
                 action_id=action_id,
@@ -181,10 +218,34 @@ class _Change:
         )
         self.rolls += 1
         self.state = state
+        if any(isinstance(e, TurnPassed) for e in events):
+            self.passed_on_roll = True
+        elif by == "player" and state.phase == "move" and not self.reclaimed:
+            self.clock_runs_on = True
 
     def dice_roll(self, seat: Seat, *, by: str, action_id: str = "", bonus: str = "") -> None:
-        face = dice.roll_face(self.match.server_seed, self.match.client_seed, self.rolls)
-        self.roll(seat, face=face, bonus=bonus, by=by, action_id=action_id)
+        number = self.dice_number()
+        face = dice.roll_face(self.match.server_seed, self.match.client_seed, number)
+        die = None if number == self.rolls else number
+        self.roll(seat, face=face, bonus=bonus, by=by, action_id=action_id, die=die)
+
+    def dice_number(self) -> int:
+        """The dice number of the next roll: the count of rolls still in play. Every roll so
+        far is, except in local play after an undo: the rolls it withdrew do not count, so
+        the same place in the game rolls the same face again (seed 003: undo is for
+        mistakes; `games.match.verify` checks it)."""
+        if self.match.mode != "local":
+            return self.rolls
+        undone = MatchEvent.objects.filter(match=self.match, kind="undone").values_list(
+            "data", flat=True
+        )
+        spans = [(int(d["from"]), int(d["to"])) for d in undone]
+        if not spans:
+            return self.rolls
+        within = Q()
+        for low, high in spans:
+            within |= Q(seq__gte=low, seq__lte=high)
+        return self.rolls - RollRow.objects.filter(match=self.match).filter(within).count()
 
     def move(
         self, seat: Seat, chosen: EngineMove, *, shield: bool, by: str, action_id: str
@@ -240,7 +301,32 @@ class _Change:
                 self.move(seat, policy(self.state), shield=False, by=by, action_id="")
 
 
-def _lock(match_id: int) -> Match:
+def check_active(match: Match) -> None:
+    if match.status in ENDED:
+        raise ServiceError("over", "This match has ended")
+    if match.status != Status.ACTIVE:
+        raise ServiceError("bad_request", "This match has not started")
+
+
+def acting_seat(change: Change, user: Any, corner: int | None) -> Seat:
+    """The seat acting: the user's (the one to play, if they hold several) or `corner`'s."""
+    if user is None and corner is None:
+        raise ServiceError("bad_request", "Say who acts: a user or a corner")
+    if user is None:
+        seat = change.seat_at(int(corner)) if corner is not None else None
+        if seat is None:
+            raise ServiceError("not_seated", f"Corner {corner} has no seat in this match")
+        return seat
+    mine = [s for s in change.seats if s.user_id == user.pk]
+    if corner is not None:
+        mine = [s for s in mine if s.corner == corner]
+    if not mine:
+        raise ServiceError("not_seated", "You have no seat in this match")
+    to_play = change.state.to_play if change.state is not None else None
+    return next((s for s in mine if s.corner == to_play), mine[0])
+
+
+def lock_match(match_id: int) -> Match:
     """The match, locked until the transaction ends, with the database clock as ``db_now``."""
     try:
         return Match.objects.select_for_update().annotate(db_now=Now()).get(pk=match_id)
@@ -248,7 +334,7 @@ def _lock(match_id: int) -> Match:
         raise ServiceError("not_found", "There is no such match") from None
 
 
-def _lock_code(code: str) -> Match:
+def lock_match_code(code: str) -> Match:
     try:
         return (
             Match.objects.select_for_update().annotate(db_now=Now()).get(code=normalise_code(code))
@@ -261,36 +347,53 @@ def normalise_code(code: str) -> str:
     return "".join(str(code).split()).upper()
 
 
-def _seats(match: Match) -> list[Seat]:
+def seats_of(match: Match) -> list[Seat]:
     return list(Seat.objects.filter(match=match).select_related("user").order_by("corner"))
 
 
-def _begin(match: Match) -> _Change:
+def begin(match: Match) -> Change:
     now = getattr(match, "db_now", None) or db_now()
-    return _Change(match=match, now=now, seats=_seats(match))
+    return Change(match=match, now=now, seats=seats_of(match))
 
 
-def _deadline(change: _Change) -> datetime | None:
+def _deadline(change: Change) -> datetime | None:
     """When the match next needs the server: a bot's step, an auto-move, or a human's clock."""
     match, state = change.match, change.state
     if match.status != Status.ACTIVE or state is None or state.phase == "over":
         return None
+    # After a roll no pawn could use, the next player's time starts when the die passes.
+    start = max(change.now, match.pause_until or change.now)
     seat = change.seat_to_play()
     if seat.bot or seat.away:
         # A bot's seat, or a player's the computer plays while they are away (presence).
-        return change.now + timedelta(seconds=bot_delay())
+        return start + timedelta(seconds=bot_delay())
+    rules = match.rules
+    if (
+        rules.on_disconnect == "computer"
+        and match.mode != "local"
+        and not seat.connected
+        and seat.disconnected_at is not None
+    ):
+        # Seed 001: "the game waits 45 seconds for them": their turn waits for the grace
+        # (`seat_grace_expired` hands the seat to the computer and deals a deadline again).
+        return None
     if state.phase == "move" and len(legal_moves(state)) == 1:
         return change.now + timedelta(seconds=bot_delay())
     seconds = turn_seconds(match)
     if seconds is None:
         return None
-    if match.rules.on_timeout == "bot" and seat.missed_turns >= 2:
-        # After two missed turns the bot keeps playing until the player acts.
-        return change.now + timedelta(seconds=bot_delay())
-    return change.now + timedelta(seconds=seconds)
+    if rules.on_timeout == "bot" and seat.missed_turns >= 2:
+        # After two missed turns the bot keeps playing until the player taps the die at the
+        # start of their turn: a short window to do so, then the bot plays the turn.
+        return start + timedelta(seconds=reclaim_window())
+    if change.resume_clock is not None:
+        return start + timedelta(seconds=change.resume_clock)
+    if change.clock_runs_on and match.turn_deadline is not None and match.turn_deadline > start:
+        return match.turn_deadline  # one deadline covers the roll and the move
+    return start + timedelta(seconds=seconds)
 
 
-def _finish_if_over(change: _Change) -> None:
+def _finish_if_over(change: Change) -> None:
     match, state = change.match, change.state
     if state is None or state.phase != "over" or match.status != Status.ACTIVE:
         return
@@ -339,13 +442,16 @@ def _finish_if_over(change: _Change) -> None:
         change.audits.append(partial(ratings.record_changes, match, results))
 
 
-def _save(change: _Change) -> None:
+def save(change: Change) -> None:
     """Write everything the change appended and the match's updated fields."""
     match = change.match
     _finish_if_over(change)
     if change.state is not None:
         match.snapshot = snapshot_of(change.state, rolls=change.rolls, turn=change.turn)
         match.turn_seq = change.turn
+    if change.passed_on_roll:
+        match.pause_until = change.now + timedelta(seconds=pass_pause())
+        change.match_fields.add("pause_until")
     match.turn_deadline = _deadline(change)
     by_model: dict[type, list[Any]] = {}
     for row in change.rows:
@@ -356,17 +462,17 @@ def _save(change: _Change) -> None:
         MatchEvent.objects.bulk_create(change.events)
     updated = {"snapshot", "seq", "status", "turn_seq", "turn_deadline", *change.match_fields}
     match.save(update_fields=sorted(updated))
-    _save_seats(change)
+    save_seats(change)
     for write in change.audits:
         write()
     if change.events:
         events = [e.as_wire() for e in change.events]
         transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
-    if match.turn_deadline is not None and clock.running():
-        transaction.on_commit(clock.poke)  # the in-process clock, if any: a new deadline
+    if match.turn_deadline is not None and timing.running():
+        transaction.on_commit(timing.poke)  # the in-process clock, if any: a new deadline
 
 
-def _save_seats(change: _Change) -> None:
+def save_seats(change: Change) -> None:
     """Write the fields the change set on each seat (only those)."""
     for seat in change.seats:
         names = change.seats_changed.get(seat.pk)
@@ -374,9 +480,7 @@ def _save_seats(change: _Change) -> None:
             seat.save(update_fields=sorted(names))
 
 
-def _result(change: _Change) -> ActionResult:
-    from .selectors import snapshot_for
-
+def result_of(change: Change) -> ActionResult:
     return ActionResult(
         match_id=change.match.pk,
         seq=change.match.seq,

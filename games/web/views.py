@@ -1,5 +1,5 @@
 """The pages people see: home, the rules, a room, a local game, a replay. Thin: they read
-through `games.selectors` and write only by calling `games.services`.
+through `games.match.selectors` and write only by calling `games.services`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,18 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
-from accounts.views import is_guest, player_for
+from accounts.forms import TERMS_VERSION
+from accounts.models import is_guest
+from accounts.views import player_for
+from disputes.services import window_days
+from games import services
 from games.engine import RULESETS, Ruleset
-
-from .rules_page import board_config, examples, narrate, position
+from games.match import rooms, selectors
+from games.match.errors import ServiceError
+from games.match.replay import initial_state, load_actions, steps, undo_point, withdrawn
+from games.match.selectors import latest_events, match_by_code, snapshot_for
+from games.web.guides import guides, page_data
+from games.web.rules_page import board_config, examples, narrate, position
 
 # The presets in the order the site shows them, with what sets each apart.
 PRESETS = [
@@ -31,15 +39,15 @@ PRESETS = [
 
 def _levels() -> list[tuple[str, str]]:
     """The bot levels the services seat, as (key, name)."""
-    from . import services
-
     return [(level, level.capitalize()) for level in services.BOT_LEVELS]
 
 
 def _default_level() -> str:
-    from . import services
-
     return str(services.DEFAULT_BOT_LEVEL)
+
+
+# Seed 003: on one device, the computer seats are "a beginner computer" unless chosen otherwise.
+LOCAL_BOT_LEVEL = "beginner"
 
 
 HOUSE_RULES = [
@@ -94,6 +102,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "party_options": PARTY_OPTIONS,
             "guest": is_guest(request.user),
             "preview": board_config(RULESETS["classic"]),
+            "your_games": selectors.unfinished_games(request.user),
         },
     )
 
@@ -162,13 +171,39 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
             if rules.ending == "first"
             else "play goes on until one is left, who loses",
         ),
-        ("Who starts", "Red" if rules.first_player == "red" else "drawn at random"),
+        (
+            "Who starts",
+            # Seed 001: in code rooms "who goes first is drawn at random" (Match.draws_first).
+            "Red on one device and against the computer; drawn with the dice in online rooms"
+            if rules.first_player == "red"
+            else "drawn at random with the dice",
+        ),
         (
             "Turn clock",
             f"{rules.turn_seconds} seconds" if rules.turn_seconds else "none (one device)",
         ),
     ]
     return facts
+
+
+@require_GET
+def terms(request: HttpRequest) -> HttpResponse:
+    """The Terms of Service and fair play rules (seed 002), accepted at sign-up."""
+    return render(request, "terms.html", {"version": TERMS_VERSION, "dispute_days": window_days()})
+
+
+@require_GET
+def guide(request: HttpRequest, slug: str) -> HttpResponse:
+    """One of the duel guides (seed 004), its boards played through the engine."""
+    found = guides().get(slug)
+    if found is None:
+        raise Http404("There is no such guide")
+    others = [g for g in guides().values() if g.slug != slug]
+    return render(
+        request,
+        "games/guide.html",
+        {"guide": found, "data": page_data(found), "others": others},
+    )
 
 
 @require_GET
@@ -209,9 +244,6 @@ def rules(request: HttpRequest) -> HttpResponse:
 
 
 def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
-    from . import services
-    from .errors import ServiceError
-
     try:
         host = player_for(request)
         match = services.match_create(host=host, ip=client_ip(request), **kwargs)
@@ -257,7 +289,7 @@ def play_local(request: HttpRequest) -> HttpResponse:
             {
                 "presets": PRESETS,
                 "levels": _levels(),
-                "default_level": _default_level(),
+                "default_level": LOCAL_BOT_LEVEL,
                 "corners": _local_corners(),
                 "house_rules": HOUSE_RULES,
                 "party_options": PARTY_OPTIONS,
@@ -270,7 +302,7 @@ def play_local(request: HttpRequest) -> HttpResponse:
     for c in corners:
         who = request.POST.get(f"seat{c}", "person")
         if who != "person":
-            bots[c] = _choice(who, _levels(), _default_level())
+            bots[c] = _choice(who, _levels(), LOCAL_BOT_LEVEL)
     return _create(
         request,
         ruleset=ruleset,
@@ -304,9 +336,6 @@ def _clean(code: str) -> str:
 
 
 def _match(code: str) -> Any:
-    from .errors import ServiceError
-    from .selectors import match_by_code
-
     try:
         return match_by_code(_clean(code))
     except ServiceError as e:
@@ -315,9 +344,6 @@ def _match(code: str) -> Any:
 
 def room(request: HttpRequest, code: str) -> HttpResponse:
     """The room: the board, the seats and the controls; the socket does the rest."""
-    from . import rooms
-    from .selectors import latest_events, snapshot_for
-
     match = _match(code)
     if match.code != code:
         return redirect("room", code=match.code)
@@ -339,8 +365,6 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     # The room's history survives a reload: the latest events, oldest first.
     config["history"] = latest_events(match, mine=mine)
     if match.mode == "local" and snapshot["status"] == "active":
-        from .replay import undo_point
-
         # A reloaded page knows at once whether there is anything to take back.
         people = {s.corner for s in seats if not s.bot}
         config["undo_empty"] = undo_point(match, people) is None
@@ -363,21 +387,37 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
                 match.mode != "ranked"
                 or (user is not None and user.pk in match.options.get("paired", ()))
             ),
+            # A visitor with no seat in a friends' room with a free seat sits down at once.
+            "auto_join": snapshot["status"] == "waiting"
+            and not mine
+            and match.mode == "friendly"
+            and len(seats) < match.players,
             "can_start": snapshot["status"] == "waiting"
             and user is not None
             and match.host_id == user.pk
             and match.mode != "ranked",
             "levels": _levels(),
             "default_level": _default_level(),
+            "local_seats": _local_seats(match, seats, snapshot) if match.mode == "local" else [],
+            "local_level": LOCAL_BOT_LEVEL,
         },
     )
 
 
+def _local_seats(match: Any, seats: list[Any], snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """One device: each seat still playing, as the switch under the board shows it."""
+    if snapshot["status"] not in ("waiting", "active"):
+        return []
+    colours = match.rules.colours
+    return [
+        {"corner": s.corner, "colour": colours[s.corner].capitalize(), "bot": s.bot or ""}
+        for s in seats
+        if not s.left
+    ]
+
+
 @require_POST
 def room_join(request: HttpRequest, code: str) -> HttpResponse:
-    from . import services
-    from .errors import ServiceError
-
     match = _match(code)
     try:
         services.match_join(code=match.code, user=player_for(request), ip=client_ip(request))
@@ -387,11 +427,45 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
 
 
 @require_POST
+def room_seat(request: HttpRequest, code: str) -> HttpResponse:
+    """One device: switch a seat between a person and a computer during the game."""
+    match = _match(code)
+    who = request.POST.get("who", "person")
+    bot = None if who == "person" else _choice(who, _levels(), LOCAL_BOT_LEVEL)
+    try:
+        corner = int(request.POST.get("corner", ""))
+        services.match_set_seat(
+            match_id=match.pk,
+            user=request.user if request.user.is_authenticated else None,
+            corner=corner,
+            bot=bot,
+        )
+    except ValueError:
+        messages.error(request, "Say which seat to switch.")
+    except ServiceError as e:
+        messages.error(request, e.message)
+    return redirect("room", code=match.code)
+
+
+@require_POST
+def room_start_over(request: HttpRequest, code: str) -> HttpResponse:
+    """One device: the same seats in a fresh game."""
+    match = _match(code)
+    try:
+        fresh = services.match_start_over(
+            match_id=match.pk,
+            user=request.user if request.user.is_authenticated else None,
+            ip=client_ip(request),
+        )
+    except ServiceError as e:
+        messages.error(request, e.message)
+        return redirect("room", code=match.code)
+    return redirect("room", code=fresh.code)
+
+
+@require_POST
 def room_start(request: HttpRequest, code: str) -> HttpResponse:
     """The host starts a waiting friend room, bots taking the empty seats."""
-    from . import services
-    from .errors import ServiceError
-
     match = _match(code)
     if not request.user.is_authenticated or match.host_id != request.user.pk:
         messages.error(request, "Only the host can start the match.")
@@ -407,8 +481,6 @@ def room_start(request: HttpRequest, code: str) -> HttpResponse:
 @require_GET
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     """A finished match turn by turn, with its events and the dice proof."""
-    from .replay import initial_state, load_actions, steps, withdrawn
-
     match = _match(code)
     rules = match.rules
     context: dict[str, Any] = {"match": match, "ended": match.ended}
@@ -440,6 +512,9 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
             rolls.append(
                 {
                     "n": row.n,
+                    # The dice number its face comes from: n, or the withdrawn roll's that it
+                    # replays after an undo (local play).
+                    "die": row.dice_number,
                     "face": row.face,
                     "corner": row.corner,
                     "chosen": row.bonus == "control",

@@ -4,7 +4,7 @@ The database is the truth. A broadcast that fails (Redis unreachable) is not dro
 match is kept in this process's list of rooms owed news, and a retry thread sends them a
 ``match.resync`` (each socket there that was not sent that ``v`` reloads the full state)
 every `RETRY_EVERY` seconds until it goes through. Should this process die first, the
-sockets' heartbeat (`games.consumers.beat`) finds the match ahead of them within seconds and
+sockets' heartbeat (`games.live.consumers.beat`) finds the match ahead of them within seconds and
 resyncs them all the same (issue 12: the update was logged and lost until the next change).
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -51,13 +52,18 @@ def match_changed(match_id: int, seq: int, events: list[dict[str, Any]]) -> None
         _owe(match_id, seq)
 
 
-def _restart_clock(match_id: int, seq: int) -> None:
-    from . import services
+# Called with (match id, seq) when a change's news could not be delivered, and again when it
+# goes out: `games.services` registers `match_clock_restart` here (it writes the match, and
+# the kernel, which broadcasts, is below it: a hook, not an import cycle).
+undelivered: list[Callable[[int, int], Any]] = []
 
-    try:
-        services.match_clock_restart(match_id=match_id, seq=seq)
-    except Exception:  # noqa: BLE001 - the database is down too: the sweeps cannot run either
-        log.warning("match %s: clock not restarted", match_id, exc_info=True)
+
+def _restart_clock(match_id: int, seq: int) -> None:
+    for hook in undelivered:
+        try:
+            hook(match_id=match_id, seq=seq)
+        except Exception:  # noqa: BLE001 - the database is down too: no sweep runs either
+            log.warning("match %s: clock not restarted", match_id, exc_info=True)
 
 
 def _owe(match_id: int, seq: int) -> None:

@@ -22,6 +22,7 @@ CODES = frozenset(
         "forbidden",  # the user may not do this (not a moderator, not their match, ...)
         "too_many_guests",  # this address made its hour's guest players already
         "too_many_rooms",  # this player has as many open rooms as allowed, or made its hour's
+        "pause",  # a roll no pawn could use: the die passes on after a short pause
     }
 )
 
