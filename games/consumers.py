@@ -24,7 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connections
 
-from . import presence, rooms
+from . import presence, rooms, watchers
 from .errors import ServiceError
 from .wire import Intent, RateLimit, WireError, error_frame, frame, parse
 
@@ -136,12 +136,16 @@ class MatchConsumer(AsyncWebsocketConsumer):
             )
         else:
             snapshot = await self._snapshot()
+            self.watching = True
+            await on_db_thread(watchers.opened)(match_id)
         await self.send_state(snapshot)
 
     async def disconnect(self, code: int) -> None:
         if self.match_id is None:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "watching", False):
+            await on_db_thread(watchers.closed)(self.match_id)
         if self.corner is not None and self.user is not None:
             # Marks the seat disconnected only when this was the player's last socket.
             await on_db_thread(presence.seat_disconnected)(
@@ -265,6 +269,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
 def _presence_wire(e: dict[str, Any]) -> dict[str, Any]:
     """A presence event as clients get it: what happened to which seat (the seat's flags and
     the deadline are in the snapshot sent with it)."""
+    if e.get("kind") == "watchers":
+        return {"kind": "watchers", "count": e.get("count")}
     return {"kind": e.get("kind"), "corner": e.get("corner")}
 
 
@@ -275,7 +281,10 @@ def _with_presence(
     snapshot is of the match as it was when they were sent (`same_v`)."""
     seats = [dict(seat) for seat in snapshot["seats"]]
     deadline = snapshot.get("deadline")
+    extra: dict[str, Any] = {}
     for e in events:
+        if e.get("kind") == "watchers":
+            extra["watchers"] = e.get("count")
         for seat in seats:
             if seat["corner"] != e.get("corner"):
                 continue
@@ -285,9 +294,12 @@ def _with_presence(
                 seat["connected"] = e["kind"] == "connected"
             if "away" in e:
                 seat["away"] = bool(e["away"])
+            if "connected" in e and isinstance(e.get("at"), str):
+                # When the grace started: the room counts it down.
+                seat["disconnected_at"] = None if e["connected"] else e["at"]
         if same_v and "deadline" in e:
             deadline = e["deadline"]
-    return {**snapshot, "seats": seats, "deadline": deadline}
+    return {**snapshot, **extra, "seats": seats, "deadline": deadline}
 
 
 def _socket_ip(scope: dict[str, Any]) -> str | None:
@@ -398,4 +410,9 @@ def _act(match_id: int, user: Any, intent: Intent) -> Any:
         )
     if intent.t == "undo":
         return services.match_undo(match_id=match_id, user=user, seq=intent.v)
+    if intent.t == "react":
+        from . import reactions
+
+        reactions.match_react(match_id=match_id, user=user, reaction=intent.reaction)
+        return None
     return services.match_resign(match_id=match_id, user=user)

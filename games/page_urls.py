@@ -15,4 +15,5 @@ urlpatterns = [
     path("r/<str:code>/join/", views.room_join, name="room-join"),
     path("r/<str:code>/start/", views.room_start, name="room-start"),
     path("r/<str:code>/replay/", views.replay, name="replay"),
+    path("r/<str:code>/rematch/", views.room_rematch, name="room-rematch"),
 ]

@@ -13,6 +13,8 @@ from typing import Any
 
 from games.engine import MARKS, Move, State, new_game, rules_name, view_for
 
+from .change import turn_seconds
+from .clock import time_scale
 from .errors import ServiceError
 from .models import Match, MatchEvent, Seat, Status
 
@@ -57,9 +59,14 @@ def latest_events(match: Match, n: int = 80) -> list[dict[str, Any]]:
     return [e.as_wire() for e in reversed(latest)]
 
 
+# Bots have names of their own, one per corner, so that three bots in a room are three
+# players; each is still labelled BOT with its level.
+BOT_NAMES = ("Robin", "Sasha", "Kai", "Noor")
+
+
 def seat_name(seat: Seat, match: Match) -> str:
     if seat.bot:
-        return f"{seat.bot.capitalize()} bot"
+        return f"{BOT_NAMES[seat.corner % 4]}, {seat.bot} bot"
     colour = match.rules.colours[seat.corner].capitalize()
     if match.mode == "local" or seat.user is None:
         return colour
@@ -94,6 +101,15 @@ def _viewer_corner(
     if state is not None and state.to_play in mine:
         return state.to_play
     return mine[0]
+
+
+def _grace_seconds(match: Match) -> float | None:
+    """How long a disconnected player has to come back, on this site's clock (None: no
+    grace, as in local play)."""
+    rules = match.rules
+    if match.mode == "local" or rules.on_disconnect == "none" or not rules.disconnect_seconds:
+        return None
+    return float(rules.disconnect_seconds) * time_scale()
 
 
 def snapshot_for(
@@ -137,6 +153,13 @@ def snapshot_for(
                 "missed_turns": seat.missed_turns if seat is not None else 0,
                 "place": seat.place if seat is not None else None,
                 "left": bool(seat and seat.left),
+                "level": seat.bot if seat is not None and seat.bot else None,
+                # When the seat's last connection closed: the room counts the grace down.
+                "disconnected_at": seat.disconnected_at.isoformat()
+                if seat is not None and seat.disconnected_at
+                else None,
+                # Ranked: the seat's rating change once the match is rated.
+                "rating_change": seat.rating_change if seat is not None else None,
             }
         )
     playing = state is not None and state.phase != "over"
@@ -167,6 +190,8 @@ def snapshot_for(
         "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
         "commitment": match.commitment,
         "legal": legal,
+        "turn_seconds": turn_seconds(match),
+        "grace_seconds": _grace_seconds(match),
         "board": {
             "track_len": rules.track_len,
             "quarter": rules.quarter,

@@ -44,7 +44,7 @@ from games.engine import (
 from games.engine import Move as EngineMove
 from ranked import ratings
 
-from . import broadcast, dice
+from . import broadcast, dice, reactions
 from .change import CLOCKED_MODES as CLOCKED_MODES
 from .change import ActionResult as ActionResult
 from .change import _begin, _Change, _lock, _lock_code, _result, _save, _save_seats, _seats
@@ -473,7 +473,7 @@ def _player_action(
         if earlier is not None:
             return change, seat, earlier
     _active(match)
-    if seq != match.seq:
+    if seq != match.seq and not reactions.only_reactions_since(match, seq):
         raise ServiceError(
             "stale", f"The match has moved on (v{match.seq}, not v{seq}): here is the new state"
         )

@@ -83,10 +83,15 @@ def _players(value: str | None, low: int = 2) -> int:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
+    return _home(request)
+
+
+def _home(request: HttpRequest, **extra: Any) -> HttpResponse:
     return render(
         request,
         "home.html",
         {
+            **extra,
             "presets": PRESETS,
             "levels": _levels(),
             "default_level": _default_level(),
@@ -288,11 +293,18 @@ def _local_corners() -> list[dict[str, Any]]:
 @require_GET
 def join(request: HttpRequest) -> HttpResponse:
     """Join by code: the room page for the code typed, or back home saying what is wrong."""
-    code = _clean(request.GET.get("code", ""))
+    from .models import Match
+
+    typed = request.GET.get("code", "")
+    code = _clean(typed)
     if not code.isalnum():
-        messages.error(request, "A room code is six letters and digits, like KMN-479.")
-        return redirect("home")
-    return redirect("room", code=code)
+        error = "A room code is six letters and digits, like KMN-479."
+    elif not Match.objects.filter(code=code).exists():
+        error = f"There is no room with the code {typed.strip()[:12]}: check it with your friend."
+    else:
+        return redirect("room", code=code)
+    # Answered on the form itself, beside the field.
+    return _home(request, join_error=error, join_code=typed[:12])
 
 
 def _clean(code: str) -> str:
@@ -338,6 +350,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     }
     # The room's history survives a reload: the latest events, oldest first.
     config["history"] = latest_events(match)
+    config.update(_room_extras(match, seats, user, snapshot))
     if match.mode == "local" and snapshot["status"] == "active":
         from .replay import undo_point
 
@@ -365,6 +378,44 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             "default_level": _default_level(),
         },
     )
+
+
+def _room_extras(
+    match: Any, seats: list[Any], user: Any, snapshot: dict[str, Any]
+) -> dict[str, Any]:
+    """What the room's page needs beyond the snapshot: the reactions on offer, the spectator
+    count, where "again" leads, and whether another person played (a dispute makes sense)."""
+    from ranked.matchmaking import queue_of
+    from ranked.models import Entry, Queue
+
+    from . import reactions, watchers
+    from .rematch import REMATCH_MODES, rematch_code
+
+    others = any(
+        s.user_id is not None and not s.bot and (user is None or s.user_id != user.pk)
+        for s in seats
+    )
+    quick = match.mode == "friendly" and Entry.objects.filter(match=match).exists()
+    again = None
+    if match.mode == "ranked":
+        again = reverse("play-ranked")
+    elif quick:
+        again = reverse("play-quick")
+    return {
+        "reactions": reactions.CHOICES if match.mode in reactions.ONLINE else {},
+        "watchers": watchers.count(match.pk),
+        "others_played": others and match.mode != "local",
+        "queue": queue_of(match),
+        "queue_label": str(Queue(queue_of(match)).label) if queue_of(match) else None,
+        "again": again,
+        "rematch": reverse("room-rematch", args=[match.code])
+        if match.mode in REMATCH_MODES and not quick
+        else None,
+        "rematch_code": rematch_code(match) if snapshot["status"] == "finished" else None,
+        "home": reverse("home"),
+        "replay_url": reverse("replay", args=[match.code]),
+        "report": reverse("disputes:open", args=[match.code]),
+    }
 
 
 @require_POST
@@ -396,6 +447,24 @@ def room_start(request: HttpRequest, code: str) -> HttpResponse:
     except ServiceError as e:
         messages.error(request, e.message)
     return redirect("room", code=match.code)
+
+
+@require_POST
+def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
+    """Rematch: the same players and bots in a new room (the first to ask opens it)."""
+    from .errors import ServiceError
+    from .rematch import match_rematch
+
+    match = _match(code)
+    if not request.user.is_authenticated:
+        messages.error(request, "Only the match's players ask for a rematch.")
+        return redirect("room", code=match.code)
+    try:
+        new = match_rematch(match_id=match.pk, user=request.user, ip=client_ip(request))
+    except ServiceError as e:
+        messages.error(request, e.message)
+        return redirect("room", code=match.code)
+    return redirect("room", code=new.code)
 
 
 @require_GET
