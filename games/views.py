@@ -385,8 +385,8 @@ def _room_extras(
 ) -> dict[str, Any]:
     """What the room's page needs beyond the snapshot: the reactions on offer, the spectator
     count, where "again" leads, and whether another person played (a dispute makes sense)."""
-    from ranked.matchmaking import queue_of
     from ranked.models import Entry, Queue
+    from ranked.ratings import queue_of
 
     from . import reactions, watchers
     from .rematch import REMATCH_MODES, rematch_code
@@ -509,6 +509,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
                     "frame": len(frames) - 1,
                 }
             )
+    _reactions_into(match, frames)
     seats = {s.corner: s for s in match.seats.select_related("user")}
     context["config"] = {
         "board": board_config(rules),
@@ -529,6 +530,21 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         },
     }
     return render(request, "games/replay.html", context)
+
+
+def _reactions_into(match: Any, frames: list[dict[str, Any]]) -> None:
+    """The room's reactions, each in the words of the replay step it followed."""
+    from .models import MatchEvent
+    from .reactions import CHOICES, KIND
+
+    said = MatchEvent.objects.filter(match=match, kind=KIND).order_by("seq")
+    for e in said:
+        at = 0
+        for i, f in enumerate(frames):
+            if f.get("seq", 0) < e.seq:
+                at = i
+        colour = match.rules.colours[int(e.data["corner"])].capitalize()
+        frames[at]["words"].append(f"{colour} reacts: {CHOICES.get(e.data['r'], e.data['r'])}")
 
 
 def _seat_label(seat: Any, colour: str) -> str:

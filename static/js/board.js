@@ -454,6 +454,9 @@ export class Board {
     }
     const ring = target.closest(".target");
     if (ring) return this.moves[Number(ring.dataset.move)] || null;
+    // A tap anywhere in a yard brings out one of its pawns: the spots alone are small.
+    const yard = target.closest(".yard");
+    if (yard) return this.moves.find((m) => m.corner === Number(yard.dataset.corner) && m.from < 0) || null;
     return null;
   }
 
