@@ -14,7 +14,7 @@ const AUTO_MOVE_MS = 3000;
 let snap = cfg.snapshot;
 snap.watchers ??= cfg.watchers;
 const watching = !cfg.mine.length && cfg.mode !== "local";
-document.body.classList.toggle("watching", watching);
+document.body.classList.toggle("spectator", watching);
 const BASE_TITLE = document.title;
 const reactionsShown = cfg.reactions || {};
 let wasMyTurn = false;
@@ -461,6 +461,7 @@ function renderResult() {
     panel.hidden = false;
     if (snap.v > (cfg.snapshot.v || 0) || cfg.snapshot.status !== "finished") {
       panel.classList.add("fresh"); // the winner's moment: only when it happens here
+      panel.scrollIntoView?.({ block: "nearest" });
       setTimeout(() => play("end"), walking);
     }
   }
@@ -523,7 +524,8 @@ function renderPeople() {
   }
   for (const r of rows) $(`lost-${r.corner}`).textContent = r.text;
   const count = $("watch-count");
-  if (count) count.textContent = snap.watchers ? `${watching ? "· " : ""}${snap.watchers} watching` : "";
+  const n = snap.watchers || 0;
+  if (count) count.textContent = !n ? "" : watching ? `· ${n} ${n === 1 ? "spectator" : "spectators"}` : `${n} watching`;
 }
 
 function flash(text) {
@@ -809,7 +811,7 @@ document.addEventListener("keydown", (evt) => {
 function renderSound() {
   const off = muted();
   $("sound").setAttribute("aria-pressed", String(!off));
-  $("sound").textContent = off ? "Sound off" : "Sound on";
+  $("sound").title = off ? "Sound is off: turn it on" : "Sound is on: turn it off";
 }
 $("sound").addEventListener("click", () => {
   setMuted(!muted());
@@ -818,6 +820,7 @@ $("sound").addEventListener("click", () => {
 for (const b of document.querySelectorAll("#reactions .react")) {
   b.addEventListener("click", () => {
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ t: "react", d: { r: b.dataset.r } }));
+    $("reactions").open = false;
     // A short pause on the buttons: the server allows one reaction every two seconds.
     for (const x of document.querySelectorAll("#reactions .react")) x.disabled = true;
     setTimeout(() => {

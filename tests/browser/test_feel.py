@@ -197,7 +197,6 @@ def test_turn_walk_capture_and_mute(site: str, browser: Browser) -> None:
     expect(page.locator("#sound")).to_have_attribute("aria-pressed", "false")
     page.reload()
     expect(page.locator("#sound")).to_have_attribute("aria-pressed", "false")
-    expect(page.locator("#sound")).to_have_text("Sound off")
     page.click("#sound")
     page.reload()
     expect(page.locator("#sound")).to_have_attribute("aria-pressed", "true")
@@ -243,7 +242,7 @@ def test_people_in_a_friend_room_spectators_reactions_countdown_result(
 
     # A spectator: "Watching" and the count, no Roll, the die shows the last roll.
     carl.goto(room)
-    expect(carl.locator("#watching")).to_contain_text("Watching · 1 watching")
+    expect(carl.locator("#watching")).to_contain_text("Watching · 1 spectator")
     expect(ann.locator("#watch-count")).to_have_text("1 watching")
     expect(carl.locator("#roll")).to_be_hidden()
     expect(carl.locator("#resign")).to_be_hidden()
@@ -258,18 +257,20 @@ def test_people_in_a_friend_room_spectators_reactions_countdown_result(
     expect(carl.locator("#die")).to_have_attribute("data-face", rolled.group(1))
     shoot(carl, "feel-spectator")
     dora.goto(room)
-    expect(dora.locator("#watch-count")).to_contain_text("2 watching")
+    expect(dora.locator("#watch-count")).to_contain_text("2 spectators")
     shoot(dora, "feel-spectator")
     shoot(ann, "feel-mid-game")
     shoot(bob, "feel-mid-game")
 
     # A reaction reaches the other player, beside the sender.
+    bob.locator("#reactions summary").click()
     bob.locator("#reactions .react[data-r=thumbs]").click()
     expect(ann.locator("#seats .seat[data-corner='2'] .bubble")).to_have_text("👍")
     expect(ann.locator("#history")).to_contain_text(": 👍")
     # Hidden reactions stay hidden for this viewer.
     carl.check("#mute-reactions")
     bob.wait_for_timeout(2100)
+    bob.locator("#reactions summary").click()
     bob.locator("#reactions .react[data-r=gg]").click()
     expect(ann.locator("#seats .seat[data-corner='2'] .bubble")).to_have_text("Good game!")
     expect(carl.locator("#history")).to_contain_text("Good game!")
@@ -294,6 +295,7 @@ def test_people_in_a_friend_room_spectators_reactions_countdown_result(
     # Ann resigns: the result panel, with the places and the ways on.
     ann.locator("#resign").click()
     for page, title in ((bob, "You win!"), (ann, "wins!")):
+        page.evaluate("window.scrollTo(0, 0)")
         result = page.locator("#result")
         expect(result).to_be_visible()
         expect(page.locator("#result-title")).to_contain_text(title)
@@ -333,3 +335,167 @@ def test_people_in_a_friend_room_spectators_reactions_countdown_result(
         c.close()
     found = [e for group in errors for e in group]
     assert not found, found
+
+
+def _move(pawn: int, frm: int, to: int, corner: int = 0, **more: Any) -> dict[str, Any]:
+    return {
+        "pawn": pawn,
+        "corner": corner,
+        "from": frm,
+        "to": to,
+        "square": to,
+        "captures": [],
+        "safe": to == 0,
+        "home": False,
+        "bonus": None,
+        **more,
+    }
+
+
+def test_phone_layout_small_things_and_focus(site: str, browser: Browser) -> None:
+    ctx = browser.new_context(
+        viewport=PHONE, has_touch=True, is_mobile=True, reduced_motion="reduce"
+    )  # type: ignore[arg-type]
+    ctx.set_default_timeout(15_000)
+    page = ctx.new_page()
+    errors = _errors(page)
+    snap, sockets, sent = _scripted_room(page, site)
+    ws = sockets[0]
+    v = snap["v"] + 1
+    base = {**snap, "status": "active", "legal": [], "placings": []}
+    # A six with every pawn in the yard but one: the four identical moves out are one line.
+    pawns = [[-1, -1, -1, 7], [], [-1, -1, -1, -1], []]
+    legal = [_move(p, -1, 0) for p in range(3)] + [_move(3, 7, 13)]
+    _send(
+        ws,
+        "state",
+        v,
+        {
+            **base,
+            "v": v,
+            "pawns": pawns,
+            "to_play": 0,
+            "phase": "move",
+            "die": 6,
+            "face": 6,
+            "legal": legal,
+        },
+    )
+    choices = page.locator("#legal .move-choice")
+    expect(choices).to_have_count(2)
+    expect(choices.first).to_have_text(
+        "A pawn (1, 2 or 3) out of the yard onto its start square: lands on a safe square"
+    )
+    expect(page.locator("#legal")).not_to_contain_text("square 0")
+    shoot(page, "feel-phone-moves")
+    # Everything to play with is on the first screen, and big enough for a thumb.
+    height = PHONE["height"]
+    for target in (choices.first, choices.last, page.locator("#die-button")):
+        box = target.bounding_box()
+        assert box and box["y"] + box["height"] <= height, f"below the fold: {box}"
+        assert box["height"] >= 40, box
+    header = page.locator(".site-header").bounding_box()
+    assert header and header["height"] <= 60, header
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    for target in ("#sound", "#reactions summary"):
+        if page.locator(target).count():
+            box = page.locator(target).bounding_box()
+            assert box and box["height"] >= 40 and box["width"] >= 40, (target, box)
+    # The Roll button: no keyboard hint on a touch screen, on the first screen when it counts.
+    v += 1
+    _send(ws, "state", v, {**base, "v": v, "pawns": pawns, "to_play": 0, "phase": "roll"})
+    roll = page.locator("#roll")
+    expect(roll).to_be_enabled()
+    expect(roll.locator("kbd")).to_be_hidden()
+    box = roll.bounding_box()
+    assert box and box["y"] + box["height"] <= height and box["height"] >= 40, box
+    # The status says it once on a phone.
+    assert page.locator("#turn").is_hidden() and page.locator("#status").is_visible()
+    shoot(page, "feel-phone-roll")
+    # A bot's turn is said without a doubled bracket.
+    v += 1
+    _send(ws, "state", v, {**base, "v": v, "pawns": pawns, "to_play": 2, "phase": "roll"})
+    expect(page.locator("#status")).to_have_text(
+        re.compile(r"^Yellow \(Kai, \w+ bot\) is playing\.$")
+    )
+    # Undone moves stay in the history, struck through.
+    v += 3
+    events = [
+        {"seq": v - 2, "kind": "rolled", "corner": 2, "face": 3},
+        {"seq": v - 1, "kind": "turn_passed", "corner": 2, "to": 0},
+        {"seq": v, "kind": "undone", "corner": 2, "from": v - 2, "to": v - 1, "turn": 2},
+    ]
+    _send(
+        ws,
+        "update",
+        v,
+        {
+            "events": events,
+            "state": {**base, "v": v, "pawns": pawns, "to_play": 2, "phase": "roll"},
+        },
+    )
+    expect(page.locator("#history li.undone del")).to_have_count(2)
+    expect(page.locator("#history li.undone").first).to_contain_text("to play")
+    ctx.close()
+    assert not [e for e in errors if "WebSocket" not in e], errors
+
+
+def test_focus_stays_on_roll_after_a_keyboard_roll(site: str, browser: Browser) -> None:
+    ctx = _context(browser, DESKTOP, "reduce")
+    page = ctx.new_page()
+    snap, sockets, sent = _scripted_room(page, site)
+    ws = sockets[0]
+    v = snap["v"] + 1
+    base = {**snap, "status": "active", "legal": [], "placings": []}
+    pawns = [[-1, -1, -1, -1], [], [-1, -1, -1, -1], []]
+    _send(ws, "state", v, {**base, "v": v, "pawns": pawns, "to_play": 0, "phase": "roll"})
+    expect(page.locator("#roll")).to_be_enabled()
+    page.locator("#roll").focus()
+    page.keyboard.press("Enter")
+    for _ in range(40):
+        if any(f.get("t") == "roll" for f in sent):
+            break
+        page.wait_for_timeout(50)
+    assert any(f.get("t") == "roll" for f in sent), sent
+    v += 3
+    events = [
+        {"seq": v - 2, "kind": "rolled", "corner": 0, "face": 2},
+        {"seq": v - 1, "kind": "no_move", "corner": 0, "reason": "no pawn is out"},
+        {"seq": v, "kind": "turn_passed", "corner": 0, "to": 2},
+    ]
+    _send(
+        ws,
+        "update",
+        v,
+        {
+            "events": events,
+            "state": {**base, "v": v, "pawns": pawns, "to_play": 2, "phase": "roll"},
+        },
+    )
+    expect(page.locator("#roll")).to_be_disabled()
+    v += 1
+    _send(ws, "state", v, {**base, "v": v, "pawns": pawns, "to_play": 0, "phase": "roll"})
+    expect(page.locator("#roll")).to_be_enabled()
+    expect(page.locator("#roll")).to_be_focused()
+    # The last roll stays on the die after the turn passed.
+    expect(page.locator("#die")).to_have_attribute("data-face", "2")
+    ctx.close()
+
+
+def test_a_wrong_room_code_is_answered_on_the_form(site: str, browser: Browser) -> None:
+    ctx = _context(browser, PHONE)
+    page = ctx.new_page()
+    page.goto(site + "/")
+    page.fill("input[name=code]", "ZZZ-999")
+    page.click("form[action='/join/'] button")
+    error = page.locator("#join-error")
+    expect(error).to_contain_text("There is no room with the code ZZZ-999")
+    expect(page.locator("input[name=code]")).to_have_value("ZZZ-999")
+    box = page.locator("input[name=code]").bounding_box()
+    assert box and box["height"] >= 40
+    shoot(page, "feel-wrong-code")
+    page.goto(site + "/accounts/signup/")
+    for field in page.locator("input[type=email]").all():
+        box = field.bounding_box()
+        assert box and box["height"] >= 40, box
+    ctx.close()
