@@ -135,9 +135,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 match_id, self.user, self.corner, self.viewer_corner, _socket_ip(self.scope)
             )
         else:
-            snapshot = await self._snapshot()
             self.watching = True
             await on_db_thread(watchers.opened)(match_id)
+            snapshot = await self._snapshot()
         await self.send_state(snapshot)
 
     async def disconnect(self, code: int) -> None:
@@ -261,16 +261,16 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
         match, seats = loaded
         # No query here: the seats come with their users.
-        return snapshot_for(
+        snap = snapshot_for(
             match, viewer_user=self.user, viewer_corner=self.viewer_corner, seats=seats
         )
+        snap["watchers"] = getattr(match, "watchers", 0)
+        return snap
 
 
 def _presence_wire(e: dict[str, Any]) -> dict[str, Any]:
     """A presence event as clients get it: what happened to which seat (the seat's flags and
     the deadline are in the snapshot sent with it)."""
-    if e.get("kind") == "watchers":
-        return {"kind": "watchers", "count": e.get("count")}
     return {"kind": e.get("kind"), "corner": e.get("corner")}
 
 
@@ -281,10 +281,7 @@ def _with_presence(
     snapshot is of the match as it was when they were sent (`same_v`)."""
     seats = [dict(seat) for seat in snapshot["seats"]]
     deadline = snapshot.get("deadline")
-    extra: dict[str, Any] = {}
     for e in events:
-        if e.get("kind") == "watchers":
-            extra["watchers"] = e.get("count")
         for seat in seats:
             if seat["corner"] != e.get("corner"):
                 continue
@@ -299,7 +296,7 @@ def _with_presence(
                 seat["disconnected_at"] = None if e["connected"] else e["at"]
         if same_v and "deadline" in e:
             deadline = e["deadline"]
-    return {**snapshot, **extra, "seats": seats, "deadline": deadline}
+    return {**snapshot, "seats": seats, "deadline": deadline}
 
 
 def _socket_ip(scope: dict[str, Any]) -> str | None:
@@ -373,13 +370,18 @@ def _arrive(
     loaded = _load_now(match_id)
     if loaded is None:
         return None
-    return snapshot_for(loaded[0], viewer_user=user, viewer_corner=viewer_corner, seats=loaded[1])
+    snap = snapshot_for(loaded[0], viewer_user=user, viewer_corner=viewer_corner, seats=loaded[1])
+    snap["watchers"] = getattr(loaded[0], "watchers", 0)
+    return snap
 
 
 def _load_now(match_id: int) -> Loaded | None:
     from .selectors import match_with_seats
 
-    return match_with_seats(match_id)  # one query
+    loaded = match_with_seats(match_id)  # one query
+    if loaded is not None:
+        loaded[0].watchers = watchers.count(match_id)  # how many watch, read with the match
+    return loaded
 
 
 _load = on_db_thread(_load_now)
