@@ -63,8 +63,9 @@ def _send(ws: Any, t: str, v: int, d: Any) -> None:
     ws.send(json.dumps({"t": t, "v": v, "d": d}))
 
 
-def test_turn_walk_capture_and_mute(site: str, browser: Browser) -> None:
-    ctx = _context(browser, DESKTOP)
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_turn_walk_capture_and_mute(site: str, browser: Browser, viewport: dict[str, int]) -> None:
+    ctx = _context(browser, viewport)
     page = ctx.new_page()
     errors = _errors(page)
     snap, sockets, _sent = _scripted_room(page, site)
@@ -499,4 +500,39 @@ def test_a_wrong_room_code_is_answered_on_the_form(site: str, browser: Browser) 
     for field in page.locator("input[type=email]").all():
         box = field.bounding_box()
         assert box and box["height"] >= 40, box
+    ctx.close()
+
+
+def test_replay_autoplay_turn_box_and_rules_contents(site: str, browser: Browser) -> None:
+    ctx = _context(browser, DESKTOP, "reduce")
+    page = ctx.new_page()
+    practise(page, site, ruleset="duel")
+    expect(page.locator("#roll")).to_be_enabled()
+    page.click("#roll")
+    expect(page.locator("#history")).to_contain_text("rolls")
+    page.on("dialog", lambda d: d.accept())
+    page.locator("#resign").click()
+    expect(page.locator("#result")).to_be_visible()
+    page.locator("#watch-replay").click()
+    expect(page.locator("#where-am-i")).to_contain_text("Step 0 of")
+    expect(page.locator("#jump")).to_have_value("1")
+    page.click("#last")
+    last = page.locator("#where-am-i").inner_text()
+    turn = re.search(r"turn (\d+)", last)
+    assert turn
+    expect(page.locator("#jump")).to_have_value(turn.group(1))  # the box follows the step
+    page.click("#first")
+    page.click("#play")
+    expect(page.locator("#play")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#where-am-i")).to_contain_text("Step 1 of", timeout=4000)
+    page.click("#play")
+    expect(page.locator("#play")).to_have_attribute("aria-pressed", "false")
+    first = page.locator("#proof-rolls tbody tr td").first
+    expect(first).to_have_text("1")  # rolls are counted from 1
+    page.goto(site + "/rules/")
+    contents = page.locator("#contents")
+    expect(contents).to_be_visible()
+    expect(contents.locator("a[href='#mensch']")).to_be_visible()
+    contents.locator(".toc-examples a").first.click()
+    expect(page).to_have_url(re.compile(r"#classic-ex0$"))
     ctx.close()

@@ -209,7 +209,11 @@ def test_practice_against_a_bot_to_the_end(site: str, people: Any) -> None:
     page.reload()  # the history is still there, and no moves are offered
     expect(page.locator("#history")).to_contain_text("wins")
     expect(page.locator("#legal")).to_contain_text("the match is over")
-    page.locator("#end-actions").get_by_text("Watch the replay").click()
+    # Against bots only: a rematch, but no dispute to open.
+    expect(page.locator("#result #rematch")).to_be_visible()
+    expect(page.locator("#result #end-report")).to_have_count(0)
+    expect(page.locator(".dispute-box")).to_have_count(0)
+    page.locator("#result").get_by_text("Watch the replay").click()
     expect(page).to_have_url(re.compile(r"/replay/$"))
 
 
