@@ -38,11 +38,13 @@ const LAYOUTS = {
     n: 11,
     quarter: [[0, 4], [1, 4], [2, 4], [3, 4], [4, 4], [4, 3], [4, 2], [4, 1], [4, 0], [5, 0]],
     column: [[1, 5], [2, 5], [3, 5], [4, 5]],
-    yard: { x: 0, y: 0, w: 2 },
-    spots: [[0.55, 0.55], [1.45, 0.55], [0.55, 1.45], [1.45, 1.45]],
+    // The yard fills the corner's free 4x4 area (less a margin): pawns big enough to tap.
+    yard: { x: 0, y: 0, w: 3.6 },
+    spots: [[0.95, 0.95], [2.65, 0.95], [0.95, 2.65], [2.65, 2.65]],
     home: null,
     centre: { x: 5, y: 5, w: 1 },
-    die: [3, 3], // the free corner beside the small yard
+    die: [1.8, 1.8], // between the yard's spots
+    dieScale: 0.72,
 
   },
 };
@@ -183,7 +185,7 @@ export class Board {
       }
       for (let i = 0; i < 4; i += 1) {
         const [sx, sy] = geo.point(c, i, -1);
-        el("circle", { cx: sx, cy: sy, r: geo.size === 52 ? 0.62 : 0.38, class: "spot" }, yard);
+        el("circle", { cx: sx, cy: sy, r: geo.size === 52 ? 0.62 : 0.52, class: "spot" }, yard);
       }
     }
     // Track squares.
@@ -273,7 +275,7 @@ export class Board {
         let [x, y] = geo.point(p.corner, p.pawn, p.progress);
         let scale = 1;
         if (p.progress > geo.lastTrack + geo.layout.column.length) scale = 0.62; // home
-        else if (p.progress < 0 && geo.size === 52) scale = 1.3; // the big yards
+        else if (p.progress < 0) scale = geo.size === 52 ? 1.3 : 1.15; // the yards
         if (group.length > 1) {
           const off = group.length === 2 ? [[-0.2, -0.1], [0.2, 0.1]] : [[-0.2, -0.2], [0.2, -0.2], [-0.2, 0.2], [0.2, 0.2]];
           const [dx, dy] = off[i % off.length];
@@ -326,7 +328,7 @@ export class Board {
       this.turnKey = key;
       layer.replaceChildren();
       const [x, y] = turn(this.geo.layout.die, t.corner, this.geo.n);
-      const g = el("g", { class: `turn-die c-${this.colour(t.corner)}${t.rolling ? " rolling" : ""}`, transform: `translate(${x} ${y})`, "data-corner": t.corner }, layer);
+      const g = el("g", { class: `turn-die c-${this.colour(t.corner)}${t.rolling ? " rolling" : ""}`, transform: `translate(${x} ${y}) scale(${this.geo.layout.dieScale || 1})`, "data-corner": t.corner }, layer);
       el("circle", { r: 0.92, class: "clock-track" }, g);
       this.clockRing = el("circle", { r: 0.92, class: "clock-ring", pathLength: 100, transform: "rotate(-90)" }, g);
       const die = el("g", { class: "mini-die", transform: "scale(.62)" }, g);

@@ -481,7 +481,7 @@ function renderResult() {
     li.append(n, markIcon(colours[corner], seat.mark));
     const name = document.createElement("span");
     name.className = "place-name";
-    name.textContent = seatName(corner) + (seat.you && cfg.mode !== "local" ? " (you)" : "");
+    name.textContent = seat.you && cfg.mode !== "local" ? `You (${Name(corner)})` : seatName(corner);
     li.appendChild(name);
     if (typeof seat.rating_change === "number") {
       const d = document.createElement("span");
