@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from .models import Match, MatchEvent, Move, Roll, Seat, Turn
+from games.models import Match, MatchEvent, Move, Roll, Seat, Turn
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -1,0 +1,203 @@
+"""The match clocks: one sweep over due deadlines, run by Celery beat every second or, on the
+embedded default (no Redis), by a thread inside the server process.
+
+A match's ``turn_deadline`` (database clock) is when its player to act runs out of time, or,
+for a bot seat or a lone legal move, when that move is played. The sweep locks each due match
+with ``FOR UPDATE SKIP LOCKED`` (so sweeps running side by side split the work instead of
+queueing), and hands it to the one service that decides what expiry means
+(`games.services.match_timeout` or `bot_act`); those re-check ``turn_seq`` and do nothing if
+the turn moved on, so a late or repeated sweep is harmless. Disconnect grace runs the same
+way over seats (`sweep_grace`); the computer playing for a player who is away
+is an ordinary deadline, as for a bot.
+
+Durations are the rules' (RULES.md), multiplied by ``LUDO_TIME_SCALE`` (settings or
+environment, default 1) so tests can run a 20 s clock in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.db import close_old_connections, connections, transaction
+from django.db.models import Q
+from django.db.models.functions import Now
+from django.utils import timezone
+
+from games import services
+from games.clocks import timing
+from games.engine import RULESETS
+from games.match.errors import ServiceError
+from games.models import Match, Mode, Seat, Status
+from ranked import matchmaking
+
+log = logging.getLogger(__name__)
+
+BATCH = 200  # due matches taken per sweep; the rest wait a second
+
+
+# ---------------------------------------------------------------------------- the sweep
+
+
+def sweep(*, batch: int = BATCH) -> int:
+    """Act on every due deadline once; returns how many matches or seats were acted on."""
+    due = list(
+        Match.objects.filter(status=Status.ACTIVE, turn_deadline__lte=Now())
+        .order_by("turn_deadline")
+        .values_list("pk", flat=True)[:batch]
+    )
+    acted = sum(expire_turn(match_id) for match_id in due)
+    return acted + sweep_grace(batch=batch)
+
+
+def expire_turn(match_id: int) -> int:
+    """Lock one due match (skipping it if another sweep holds it) and let the services act."""
+    with transaction.atomic():
+        match = (
+            Match.objects.select_for_update(skip_locked=True)
+            .filter(pk=match_id, status=Status.ACTIVE, turn_deadline__lte=Now())
+            .first()
+        )
+        if match is None:
+            return 0  # another sweep has it, or the turn moved on since the query
+        try:
+            # The one service that decides: a bot's step (or the computer's, for a player
+            # away), a lone move played, or a missed turn (auto-move, or forfeit after too
+            # many).
+            services.match_timeout(match_id=match.pk, turn_seq=match.turn_seq)
+        except ServiceError as e:
+            # Nothing was written (the service rolled back its savepoint): a match that
+            # ended or moved on in between. Logged so a stuck clock shows up.
+            log.info("clock: match %s turn %s: %s", match.pk, match.turn_seq, e)
+            return 0
+    return 1
+
+
+# ---------------------------------------------------------------------------- the disconnect grace
+
+
+def due_graces(*, batch: int) -> list[tuple[int, int]]:
+    """(match id, corner) of the seats whose grace ran out, by the database clock: for each
+    preset with a grace, a seat of an active online match whose last connection closed the
+    preset's grace ago (counted from the start at the earliest), not yet away or out."""
+    due: list[tuple[int, int]] = []
+    for name, rules in RULESETS.items():
+        if rules.on_disconnect == "none" or rules.disconnect_seconds is None:
+            continue
+        cutoff = Now() - timing.scaled(rules.disconnect_seconds)
+        due += list(
+            Seat.objects.filter(
+                match__status=Status.ACTIVE,
+                match__ruleset=name,
+                match__started_at__lte=cutoff,
+                disconnected_at__lte=cutoff,
+                connected=False,
+                away=False,
+                left=False,
+            )
+            .filter(Q(bot__isnull=True) | Q(bot=""))
+            .exclude(match__mode=Mode.LOCAL)
+            .order_by("disconnected_at")
+            .values_list("match_id", "corner")[: batch - len(due)]
+        )
+        if len(due) >= batch:
+            break
+    return due
+
+
+def sweep_grace(*, batch: int) -> int:
+    """Act on every grace that ran out; returns how many seats were acted on."""
+    acted = 0
+    for match_id, corner in due_graces(batch=batch):
+        with transaction.atomic():
+            # Like the turn sweep: a match another sweep holds is left to it.
+            locked = list(
+                Match.objects.select_for_update(skip_locked=True)
+                .filter(pk=match_id, status=Status.ACTIVE)
+                .values_list("pk", flat=True)
+            )
+            if not locked:
+                continue
+            try:
+                outcome = services.seat_grace_expired(match_id=match_id, corner=corner)
+            except ServiceError as e:
+                log.info("grace: match %s corner %s: %s", match_id, corner, e)
+                continue
+        if outcome is not None:
+            acted += 1
+    return acted
+
+
+# ---------------------------------------------------------------------------- in-process
+
+
+class InProcessClock:
+    """A daemon thread that sweeps the clocks: at the next deadline it knows of, when a
+    change in this process sets one (`poke`), and at least every `every` seconds (the
+    disconnect grace, the quick-match queues, and deadlines set by other processes)."""
+
+    def __init__(self, every: float = 1.0) -> None:
+        self.every = every
+        self.stopped = threading.Event()
+        self.wake = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="ludo-clock", daemon=True)
+
+    def start(self) -> InProcessClock:
+        timing.listen(self.wake)
+        self.thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.stopped.set()
+        self.wake.set()
+        self.thread.join(timeout)
+        timing.stop_listening(self.wake)
+
+    def run(self) -> None:
+        wait = 0.0  # deadlines set before it started are looked at once, at once
+        while not self.stopped.is_set():
+            self.wake.wait(wait)
+            self.wake.clear()
+            if self.stopped.is_set():
+                break
+            wait = self.every
+            try:
+                close_old_connections()
+                acted = sweep()
+                matchmaking.sweep_all()  # the quick-match queues
+                soon = seconds_to_next_deadline()
+                # A deadline already past that nothing could act on (another sweep holds
+                # the match) is tried again after `every`, not in a busy loop.
+                if soon is not None and (soon > 0 or acted):
+                    wait = min(self.every, max(soon, 0.0))
+            except Exception:  # noqa: BLE001 - a clock must keep ticking; the next sweep retries
+                log.exception("clock: sweep failed")
+            finally:
+                close_old_connections()
+        connections.close_all()  # this thread's own: a stopped clock holds no connection
+
+
+def seconds_to_next_deadline() -> float | None:
+    """Seconds until the earliest turn deadline of an active match (negative when one is
+    past), or None when no match has one."""
+    first = (
+        Match.objects.filter(status=Status.ACTIVE, turn_deadline__isnull=False)
+        .order_by("turn_deadline")
+        .values_list("turn_deadline", flat=True)
+        .first()
+    )
+    return None if first is None else (first - timezone.now()).total_seconds()
+
+
+_running: InProcessClock | None = None
+_lock = threading.Lock()
+
+
+def start_in_process(every: float = 1.0) -> InProcessClock:
+    """Start the in-process clock once per process (later calls return the running one)."""
+    global _running
+    with _lock:
+        if _running is None:
+            _running = InProcessClock(every).start()
+            log.info("clock: in-process sweep every %.1f s", every)
+        return _running

@@ -1,0 +1,419 @@
+"""The match room over WebSocket (``ws/match/<room code>/``): thin, as DESIGN.md asks.
+
+A consumer authenticates (the session, through ``AuthMiddlewareStack``), validates a frame's
+shape (`games.live.wire`), calls one service and relays. It never changes a match itself: the
+services lock, check, store, commit and broadcast ``match.update`` to the group
+``match.<id>``; each consumer then sends its own viewer's snapshot, so what a viewer may not
+see (another player's Power stock) never reaches them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import ipaddress
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from channels.db import DatabaseSyncToAsync
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.db import connections
+
+from games import services
+from games.live import presence, watchers
+from games.live.wire import Intent, RateLimit, WireError, error_frame, frame, parse
+from games.match import rooms
+from games.match.errors import ServiceError
+from games.match.selectors import match_by_code, match_with_seats, snapshot_for
+from games.services.kernel import room_clocks
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Close codes in the 4000-4999 range left to applications.
+CLOSE_NOT_FOUND = 4404
+
+# Database work runs on a pool of threads, not channels' one shared thread: a service call
+# waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
+# process behind it. Changes to one match stay in order: the services lock its row.
+_db_threads = ThreadPoolExecutor(
+    max_workers=int(getattr(settings, "LUDO_DB_THREADS", 16)), thread_name_prefix="ludo-db"
+)
+
+
+def on_db_thread(func: Callable[..., T]) -> Callable[..., Awaitable[T]]:
+    """`func` run on the database threads, its connection closed or kept as Django says."""
+
+    @functools.wraps(func)
+    async def run(*args: Any, **kwargs: Any) -> T:
+        call = DatabaseSyncToAsync(func, thread_sensitive=False, executor=_db_threads)
+        return await call(*args, **kwargs)
+
+    return run
+
+
+def finish_db_work() -> None:
+    """Wait for the database threads' work in hand, close their database connections (kept
+    between calls when CONN_MAX_AGE > 0) and start a fresh pool (tests: no connection
+    outlives a test)."""
+    global _db_threads
+    old = _db_threads
+    _db_threads = ThreadPoolExecutor(max_workers=old._max_workers, thread_name_prefix="ludo-db")
+    # One closing call on every thread: each waits at the barrier until all have started.
+    barrier = threading.Barrier(old._max_workers)
+
+    def close_connections() -> None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=10)
+        connections.close_all()
+
+    for _ in range(old._max_workers):
+        old.submit(close_connections)
+    old.shutdown(wait=True)
+
+
+def _rate() -> tuple[float, int]:
+    return (
+        float(getattr(settings, "LUDO_WS_RATE", 8.0)),
+        int(getattr(settings, "LUDO_WS_BURST", 16)),
+    )
+
+
+class MatchConsumer(AsyncWebsocketConsumer):
+    """One socket of one viewer (a seated player or a spectator) in one room."""
+
+    match_id: int | None = None
+    corner: int | None = None
+    # The corner whose private view this socket sends: the seat's, or None when the user
+    # holds several seats (local play), so that each snapshot is the seat to play's view.
+    viewer_corner: int | None = None
+    group: str = ""
+    sent_v: int = -1
+    last: dict[str, Any] | None = None  # the snapshot this socket was sent last
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        """Send a frame; a client that went away while it was being prepared is not an error
+        (uvicorn refuses a send once the socket closed; daphne drops it)."""
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except OSError:  # uvicorn's ClientDisconnected
+            log.debug("socket %s closed before a send", self.channel_name)
+        except RuntimeError as exc:
+            if "websocket.close" not in str(exc) and "already completed" not in str(exc):
+                raise
+            log.debug("socket %s closed before a send", self.channel_name)
+
+    async def connect(self) -> None:
+        self.match_id = None
+        self.presence_at: dict[int, str] = {}  # corner -> time of the last presence news
+        self.limit = RateLimit(*_rate())
+        self.last_limited = -1.0
+        user = self.scope.get("user")
+        self.user = user if user is not None and user.is_authenticated else None
+        # Accept at once: the server gives a handshake a few seconds, and the lookups below
+        # queue behind other database work under load.
+        await self.accept()
+        code = rooms.normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
+        found = await _find(code) if code else None
+        if found is None:
+            await self.send(error_frame("not_found", "There is no room with that code"))
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        match_id, self.corner = found[0], _corner_of(found[1], self.user)
+        several = self.user is not None and list(found[1].values()).count(self.user.pk) > 1
+        self.viewer_corner = None if several else self.corner
+        self.group = f"match.{match_id}"
+        # Join the group before reading the snapshot, so no change falls between the two.
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        self.match_id = match_id
+        if self.corner is not None and self.user is not None:
+            # Sockets are counted per player across tabs and processes (`games.live.presence`).
+            snapshot = await _arrive(
+                match_id, self.user, self.corner, self.viewer_corner, _socket_ip(self.scope)
+            )
+        else:
+            self.watching = True
+            await on_db_thread(watchers.opened)(match_id)
+            snapshot = await self._snapshot()
+        await self.send_state(snapshot)
+
+    async def disconnect(self, code: int) -> None:
+        if self.match_id is None:
+            return
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "watching", False):
+            await on_db_thread(watchers.closed)(self.match_id)
+        if self.corner is not None and self.user is not None:
+            # Marks the seat disconnected only when this was the player's last socket.
+            await on_db_thread(presence.seat_disconnected)(
+                match_id=self.match_id, user=self.user, ip=_socket_ip(self.scope)
+            )
+
+    # ------------------------------------------------------------------ client -> server
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.match_id is None:
+            return
+        if not self.limit.allow():
+            # One error a second at most: answering every frame of a flood would be a flood.
+            now = self.limit.last
+            if now - self.last_limited >= 1.0:
+                self.last_limited = now
+                await self.send(error_frame("rate_limited", "Too many frames; slow down"))
+            return
+        try:
+            intent = parse(text_data, bytes_data)
+        except WireError as e:
+            await self.send(error_frame(e.code, e.message))
+            return
+        if intent.t == "resync":
+            await self.send_state()
+            return
+        if self.corner is None or self.user is None:
+            await self.send(error_frame("not_seated", "You are watching: only seated players act"))
+            return
+        try:
+            result = await on_db_thread(_act)(self.match_id, self.user, intent)
+        except ServiceError as e:
+            await self.send(error_frame(e.code, e.message, self.sent_v))
+            return
+        if result is not None and result.repeated:
+            # A client retrying after a lost answer: the action counted once; here is now.
+            await self.send(error_frame("stale", "That action was already played", self.sent_v))
+            await self.send_state()
+
+    # ------------------------------------------------------------------ server -> client
+
+    async def match_update(self, event: dict[str, Any]) -> None:
+        """A committed change (from `games.services.broadcast`): send it with this viewer's
+        snapshot.
+
+        Game events carry their ``seq``; one this socket's last snapshot already holds is not
+        sent again. Presence events (connected, disconnected, away, back) carry none: they
+        change the seats (and an away seat's deadline) but not ``v``, so they are never a gap
+        or stale; each carries the seat's flags and its database time ``at``, so this socket
+        marks its last snapshot without a read and an older one arriving late is ignored.
+        """
+        v = int(event["v"])
+        events = event.get("events", [])
+        presence_events = [e for e in events if "seq" not in e]
+        game = [e for e in events if "seq" in e and int(e["seq"]) > self.sent_v]
+        if presence_events:
+            # A snapshot this process read for a change before this news is out of date.
+            _forget_loaded(self.match_id)
+            presence_events = [e for e in presence_events if self._newer(e)]
+        if not game:
+            if not presence_events or self.last is None:
+                return
+            snapshot = _with_presence(self.last, presence_events, same_v=self.last["v"] >= v)
+            if snapshot == self.last:
+                return  # e.g. this socket's own arrival, already in its first snapshot
+            self.last = snapshot
+            news = [_presence_wire(e) for e in presence_events]
+            await self.send(frame("update", snapshot["v"], {"events": news, "state": snapshot}))
+            return
+        try:
+            snapshot = await self._snapshot(v=v)
+        except Exception:  # noqa: BLE001 - a read failed: this socket catches up later
+            log.exception("match %s v%s: no snapshot for a socket", self.match_id, v)
+            return
+        if snapshot is None:
+            return
+        if presence_events:
+            snapshot = _with_presence(snapshot, presence_events, same_v=True)
+        fresh = game + [_presence_wire(e) for e in presence_events]
+        self.sent_v = max(self.sent_v, v)
+        self.last = snapshot
+        await self.send(
+            frame("update", max(v, int(snapshot["v"])), {"events": fresh, "state": snapshot})
+        )
+
+    def _newer(self, e: dict[str, Any]) -> bool:
+        """Whether presence event `e` is the latest this socket heard for its seat."""
+        at, corner = e.get("at"), e.get("corner")
+        if not isinstance(at, str) or not isinstance(corner, int):
+            return True
+        if self.presence_at.get(corner, "") > at:
+            return False
+        self.presence_at[corner] = at
+        return True
+
+    async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
+        if snapshot is None:
+            snapshot = await self._snapshot()
+        if snapshot is None:
+            await self.send(error_frame("not_found", "The match is gone"))
+            return
+        self.sent_v = max(self.sent_v, int(snapshot["v"]))
+        self.last = snapshot
+        await self.send(frame("state", snapshot["v"], snapshot))
+
+    async def _snapshot(self, v: int | None = None) -> dict[str, Any] | None:
+        """This viewer's snapshot; for a change `v`, from the match as loaded once for every
+        socket of this process that is sent the same change."""
+        assert self.match_id is not None
+        loaded = await _loaded(self.match_id, v)
+        if loaded is None:
+            return None
+        match, seats = loaded
+        # No query here: the seats come with their users.
+        snap = snapshot_for(
+            match, viewer_user=self.user, viewer_corner=self.viewer_corner, seats=seats
+        )
+        return _with_room(snap, match)
+
+
+def _with_room(snap: dict[str, Any], match: Any) -> dict[str, Any]:
+    """The snapshot with what the room draws beyond the game: its clocks and how many
+    watch (read with the match)."""
+    snap.update(room_clocks(match))
+    snap["watchers"] = getattr(match, "watchers", 0)
+    return snap
+
+
+def _presence_wire(e: dict[str, Any]) -> dict[str, Any]:
+    """A presence event as clients get it: what happened to which seat (the seat's flags and
+    the deadline are in the snapshot sent with it)."""
+    return {"kind": e.get("kind"), "corner": e.get("corner")}
+
+
+def _with_presence(
+    snapshot: dict[str, Any], events: list[dict[str, Any]], *, same_v: bool
+) -> dict[str, Any]:
+    """`snapshot` with the seats' presence that `events` report; their deadline too when the
+    snapshot is of the match as it was when they were sent (`same_v`)."""
+    seats = [dict(seat) for seat in snapshot["seats"]]
+    deadline = snapshot.get("deadline")
+    for e in events:
+        for seat in seats:
+            if seat["corner"] != e.get("corner"):
+                continue
+            if "connected" in e:
+                seat["connected"] = bool(e["connected"])
+            elif e.get("kind") in ("connected", "disconnected"):
+                seat["connected"] = e["kind"] == "connected"
+            if "away" in e:
+                seat["away"] = bool(e["away"])
+            if "connected" in e and isinstance(e.get("at"), str):
+                # When the grace started: the room counts it down.
+                seat["disconnected_at"] = None if e["connected"] else e["at"]
+        if same_v and "deadline" in e:
+            deadline = e["deadline"]
+    return {**snapshot, "seats": seats, "deadline": deadline}
+
+
+def _socket_ip(scope: dict[str, Any]) -> str | None:
+    """The address the socket came from (the server's view: no proxy header is trusted)."""
+    client = scope.get("client") or (None,)
+    try:
+        return str(ipaddress.ip_address(client[0]))
+    except ValueError:
+        return None
+
+
+def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
+    """The corner `user` sits in, from {corner: user id}."""
+    if user is None:
+        return None
+    for corner, user_id in sorted(seats.items()):
+        if user_id == user.pk:
+            return corner
+    return None
+
+
+@on_db_thread
+def _find(code: str) -> tuple[int, dict[int, int | None]] | None:
+    try:
+        match = match_by_code(code)
+    except ServiceError:
+        return None
+    return match.pk, {s.corner: s.user_id for s in match.seats.all()}
+
+
+Loaded = tuple[Any, list[Any]]
+# (match id, v) -> the match and its seats as read for that change, shared by the sockets of
+# this process for a few seconds: a change in a 4-seat room costs one read, not four.
+_changes: dict[tuple[int, int], asyncio.Future[Loaded | None]] = {}
+CHANGE_TTL = 5.0
+
+
+def _forget_loaded(match_id: int | None) -> None:
+    """Drop this process's shared reads of `match_id` (presence changed since)."""
+    for key in [k for k in _changes if k[0] == match_id]:
+        _changes.pop(key, None)
+
+
+async def _loaded(match_id: int, v: int | None) -> Loaded | None:
+    if v is None:
+        return await _load(match_id)
+    key = (match_id, v)
+    future = _changes.get(key)
+    if future is None:
+        future = asyncio.ensure_future(_load(match_id))
+        _changes[key] = future
+        asyncio.get_running_loop().call_later(CHANGE_TTL, _changes.pop, key, None)
+        # A failed read is not kept: the next socket tries again.
+        future.add_done_callback(
+            lambda f: _changes.pop(key, None) if f.cancelled() or f.exception() else None
+        )
+    return await asyncio.shield(future)
+
+
+@on_db_thread
+def _arrive(
+    match_id: int, user: Any, corner: int, viewer_corner: int | None, ip: str | None = None
+) -> dict[str, Any] | None:
+    """Mark the seat connected (grace over) and read the snapshot, in one trip to the
+    database thread."""
+    presence.seat_connected(match_id=match_id, user=user, ip=ip)
+    loaded = _load_now(match_id)
+    if loaded is None:
+        return None
+    snap = snapshot_for(loaded[0], viewer_user=user, viewer_corner=viewer_corner, seats=loaded[1])
+    return _with_room(snap, loaded[0])
+
+
+def _load_now(match_id: int) -> Loaded | None:
+    loaded = match_with_seats(match_id)  # one query
+    if loaded is not None:
+        loaded[0].watchers = watchers.count(match_id)  # how many watch, read with the match
+    return loaded
+
+
+_load = on_db_thread(_load_now)
+
+
+def _act(match_id: int, user: Any, intent: Intent) -> Any:
+    """The one service call for a client's intent; its `ActionResult`."""
+    if intent.t == "roll":
+        return services.match_roll(
+            match_id=match_id,
+            user=user,
+            seq=intent.v,
+            action_id=intent.id,
+            bonus=intent.bonus,
+            face=intent.face,
+        )
+    if intent.t == "move":
+        return services.match_move(
+            match_id=match_id,
+            user=user,
+            seq=intent.v,
+            action_id=intent.id,
+            pawn=intent.pawn,
+            pawn_corner=intent.corner,
+            shield=intent.shield,
+        )
+    if intent.t == "undo":
+        return services.match_undo(match_id=match_id, user=user, seq=intent.v)
+    if intent.t == "react":
+        services.match_react(match_id=match_id, user=user, reaction=intent.reaction)
+        return None
+    return services.match_resign(match_id=match_id, user=user)

@@ -1,0 +1,149 @@
+"""The WebSocket wire format (DESIGN.md, "Real time"): every frame is ``{"t", "v", "d"}``.
+
+Client frames::
+
+    {"t": "roll", "v": 12, "id": "a1", "d": {"bonus": "control", "face": 6}}
+    {"t": "move", "v": 13, "id": "a2", "d": {"pawn": 2, "corner": 0, "shield": false}}
+    {"t": "resign"}
+    {"t": "resync"}
+    {"t": "undo", "v": 14}       (local games: take back the last person's roll or move)
+    {"t": "react", "d": {"r": "gg"}}  (online rooms: one of `games.reactions.CHOICES`)
+
+Server frames: ``state`` (the full snapshot), ``update`` (the events of one change and the new
+snapshot), ``error`` (to the sender only: ``{"code", "message"}``).
+
+Parsing is pure: a frame becomes an `Intent` or raises `WireError`; nothing here touches a
+match.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+MAX_FRAME_BYTES = 2048
+MAX_ID_CHARS = 64
+BONUSES = ("", "double", "control", "shield")
+ACTIONS = ("roll", "move", "resign", "resync", "undo", "react")
+
+# The codes an error frame may carry: the wire's own, then the services' (games.match.errors.CODES).
+WIRE_CODES = ("bad_message", "rate_limited", "too_large")
+
+
+class WireError(Exception):
+    """A frame refused before it reaches a service; nothing changes."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    """What a client asks for, validated for shape (the rules are the services' business)."""
+
+    t: str
+    v: int | None = None
+    id: str = ""
+    pawn: int | None = None
+    corner: int | None = None
+    shield: bool = False
+    bonus: str = ""
+    face: int | None = None
+    reaction: str = ""
+
+
+def frame(t: str, v: int | None, d: Any) -> str:
+    """A server frame as text."""
+    return json.dumps({"t": t, "v": v, "d": d}, separators=(",", ":"))
+
+
+def error_frame(code: str, message: str, v: int | None = None) -> str:
+    return frame("error", v, {"code": code, "message": message})
+
+
+def _int(value: Any, name: str, low: int, high: int) -> int:
+    # bool is an int in Python; true is not a pawn number.
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise WireError("bad_message", f'"{name}" must be a whole number from {low} to {high}')
+    return value
+
+
+def parse(text: str | None, data: bytes | None = None) -> Intent:
+    """A client frame as an `Intent`; `WireError` says why it is refused."""
+    if data is not None:
+        if len(data) > MAX_FRAME_BYTES:
+            raise WireError("too_large", f"Frames are at most {MAX_FRAME_BYTES} bytes")
+        raise WireError("bad_message", "Send text frames of JSON, not binary")
+    if text is None:
+        raise WireError("bad_message", "Empty frame")
+    if len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
+        raise WireError("too_large", f"Frames are at most {MAX_FRAME_BYTES} bytes")
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raise WireError("bad_message", "The frame is not JSON") from None
+    if not isinstance(raw, dict):
+        raise WireError("bad_message", 'A frame is a JSON object with a "t" field')
+    t = raw.get("t")
+    if t not in ACTIONS:
+        raise WireError("bad_message", f"Unknown frame type {t!r}; expected one of {ACTIONS}")
+    if t in ("resign", "resync"):
+        return Intent(t)
+    if t == "react":
+        d = raw.get("d")
+        r = d.get("r") if isinstance(d, dict) else None
+        if not isinstance(r, str) or not 0 < len(r) <= 16:
+            raise WireError("bad_message", '"d" must be {"r": a reaction}')
+        return Intent(t, reaction=r)
+    if t == "undo":
+        # The seq it was made against: a repeated undo is stale, it never takes back two.
+        return Intent(t, _int(raw.get("v"), "v", 0, 2**62))
+    d = raw.get("d", {})
+    if d is None:
+        d = {}
+    if not isinstance(d, dict):
+        raise WireError("bad_message", '"d" must be a JSON object')
+    v = _int(raw.get("v"), "v", 0, 2**62)
+    action_id = raw.get("id")
+    if not isinstance(action_id, str) or not 0 < len(action_id) <= MAX_ID_CHARS:
+        raise WireError("bad_message", f'"id" must be a string of 1 to {MAX_ID_CHARS} characters')
+    if t == "roll":
+        bonus = d.get("bonus", "") or ""
+        if bonus not in BONUSES:
+            raise WireError("bad_message", f'"bonus" must be one of {BONUSES[1:]}')
+        face = d.get("face")
+        if face is not None:
+            face = _int(face, "face", 1, 6)
+        return Intent(t, v, action_id, bonus=bonus, face=face)
+    pawn = _int(d.get("pawn"), "pawn", 0, 3)
+    corner = d.get("corner")
+    if corner is not None:
+        corner = _int(corner, "corner", 0, 3)
+    shield = d.get("shield", False)
+    if not isinstance(shield, bool):
+        raise WireError("bad_message", '"shield" must be true or false')
+    return Intent(t, v, action_id, pawn=pawn, corner=corner, shield=shield)
+
+
+class RateLimit:
+    """A token bucket per connection: `rate` frames a second, bursts up to `burst`."""
+
+    def __init__(self, rate: float, burst: int, clock: Any = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = float(burst)
+        self.clock = clock
+        self.last = clock()
+
+    def allow(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False

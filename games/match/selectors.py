@@ -1,0 +1,195 @@
+"""Reading matches: find one by room code, and the wire snapshot one viewer may see.
+
+The snapshot (DESIGN.md "Real time") is what a client draws: seats, pawns, whose turn, the
+die, the dice commitment, the deadline, ``v`` (the match's event seq) and, only for the viewer
+whose turn it is, the legal moves. Power stock is shown to its owner only. The server seed is
+never in it (it is revealed in the "ended" event and the replay once the match is over).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from games.engine import MARKS, Move, State, new_game, rules_name, view_for
+from games.match.errors import ServiceError
+from games.models import Match, MatchEvent, Seat, Status
+
+STATUS_NAMES = {
+    Status.WAITING: "waiting",
+    Status.ACTIVE: "active",
+    Status.FINISHED: "finished",
+    Status.ABORTED: "aborted",
+    Status.VOID: "void",
+}
+BOT_LABEL = "BOT"
+
+
+def match_by_code(code: str) -> Match:
+    """The match with room code `code` (spaces and case ignored)."""
+    cleaned = "".join(str(code).split()).upper()
+    try:
+        return Match.objects.get(code=cleaned)
+    except Match.DoesNotExist:
+        raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
+
+
+def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:
+    """The match and its seats (with their users, by corner) in one query, so both come from
+    one snapshot of the database; None when there is no such match."""
+    seats = list(
+        Seat.objects.filter(match_id=match_id).select_related("match", "user").order_by("corner")
+    )
+    if not seats:
+        match = Match.objects.filter(pk=match_id).first()
+        return None if match is None else (match, [])
+    match = seats[0].match
+    for seat in seats:
+        seat.match = match  # one Match object, not one per seat
+    return match, seats
+
+
+def latest_events(match: Match, n: int = 80) -> list[dict[str, Any]]:
+    """The match's last `n` events as clients get them (the room's history after a reload),
+    oldest first."""
+    latest = MatchEvent.objects.filter(match=match).order_by("-seq")[:n]
+    return [e.as_wire() for e in reversed(latest)]
+
+
+# Bots have names of their own, one per corner, so that three bots in a room are three
+# players; each is still labelled BOT with its level.
+BOT_NAMES = ("Robin", "Sasha", "Kai", "Noor")
+
+
+def seat_name(seat: Seat, match: Match) -> str:
+    if seat.bot:
+        return f"{BOT_NAMES[seat.corner % 4]}, {seat.bot} bot"
+    colour = match.rules.colours[seat.corner].capitalize()
+    if match.mode == "local" or seat.user is None:
+        return colour
+    return str(seat.user.shown_name)
+
+
+def _legal(move: Move) -> dict[str, Any]:
+    return {
+        "pawn": move.pawn,
+        "corner": move.corner,
+        "from": move.frm,
+        "to": move.to,
+        "square": move.square,
+        "captures": [list(c) for c in move.captures],
+        "safe": move.safe,
+        "home": move.home,
+        "bonus": move.bonus,
+    }
+
+
+def _viewer_corner(
+    seats: list[Seat], state: State | None, viewer_user: Any, viewer_corner: int | None
+) -> int | None:
+    """The corner whose private view the viewer gets (their seat to play if they hold several)."""
+    if viewer_corner is not None:
+        return viewer_corner
+    if viewer_user is None or getattr(viewer_user, "pk", None) is None:
+        return None
+    mine = [s.corner for s in seats if s.user_id == viewer_user.pk]
+    if not mine:
+        return None
+    if state is not None and state.to_play in mine:
+        return state.to_play
+    return mine[0]
+
+
+def snapshot_for(
+    match: Match,
+    viewer_user: Any = None,
+    viewer_corner: int | None = None,
+    *,
+    seats: Iterable[Seat] | None = None,
+    state: State | None = None,
+) -> dict[str, Any]:
+    """What `viewer_user` (or the seat at `viewer_corner`; nobody: a spectator) may see."""
+    rules = match.rules
+    seat_list = (
+        list(seats)
+        if seats is not None
+        else list(Seat.objects.filter(match=match).select_related("user").order_by("corner"))
+    )
+    if state is None:
+        state = match.state()
+    shown = state if state is not None else new_game(rules, match.players, first=0)
+    viewer = _viewer_corner(seat_list, state, viewer_user, viewer_corner)
+    private = view_for(shown, viewer)
+    by_corner = {s.corner: s for s in seat_list}
+    seat_rows = []
+    for corner in rules.seats_for(match.players):
+        colour = rules.colours[corner]
+        seat = by_corner.get(corner)
+        seat_rows.append(
+            {
+                "corner": corner,
+                "colour": colour,
+                "mark": MARKS[colour],
+                "taken": seat is not None,
+                "name": seat_name(seat, match) if seat is not None else None,
+                "bot": bool(seat and seat.bot),
+                "label": BOT_LABEL if seat is not None and seat.bot else None,
+                "you": viewer is not None and corner == viewer,
+                "connected": bool(seat and seat.connected),
+                # The computer plays this player's seat until they are back (mensch, party).
+                "away": bool(seat and seat.away),
+                "missed_turns": seat.missed_turns if seat is not None else 0,
+                "place": seat.place if seat is not None else None,
+                "left": bool(seat and seat.left),
+                "level": seat.bot if seat is not None and seat.bot else None,
+                # When the seat's last connection closed: the room counts the grace down.
+                "disconnected_at": seat.disconnected_at.isoformat()
+                if seat is not None and seat.disconnected_at
+                else None,
+                # Ranked: the seat's rating change once the match is rated.
+                "rating_change": seat.rating_change if seat is not None else None,
+            }
+        )
+    playing = state is not None and state.phase != "over"
+    legal = (
+        [_legal(m) for m in state.legal]
+        if playing and state is not None and viewer == state.to_play and state.phase == "move"
+        else []
+    )
+    snap: dict[str, Any] = {
+        "code": match.code,
+        "ruleset": match.ruleset,
+        "rules": rules_name(rules),
+        "mode": match.mode,
+        "status": STATUS_NAMES.get(Status(match.status), str(match.status)),
+        "v": match.seq,
+        "turn": match.turn_seq,
+        "seats": seat_rows,
+        "pawns": [list(row) for row in shown.pawns],
+        "to_play": state.to_play if playing and state is not None else None,
+        "phase": shown.phase if state is not None else "waiting",
+        "die": shown.die,
+        "face": shown.face,
+        "sixes": shown.sixes,
+        "tries": shown.tries,
+        "placings": list(shown.placings),
+        "out": list(shown.out),
+        "winner": shown.winner,
+        "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
+        "commitment": match.commitment,
+        "legal": legal,
+        "board": {
+            "track_len": rules.track_len,
+            "quarter": rules.quarter,
+            "last_track": rules.last_track,
+            "goal": rules.goal,
+            "safe": sorted(rules.safe),
+            "bonus": {str(s): kind for s, kind in sorted(rules.board.bonus.items())},
+        },
+    }
+    if rules.power:
+        snap["stock"] = list(private.stock[viewer]) if viewer is not None else None
+        snap["picked"] = sorted(shown.picked)
+        snap["shields"] = [list(s) for s in sorted(shown.shields)]
+        snap["bonus"] = shown.bonus
+    return snap

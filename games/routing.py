@@ -1,9 +1,0 @@
-"""WebSocket routes of the games app."""
-
-from django.urls import path
-
-from .consumers import MatchConsumer
-
-websocket_urlpatterns = [
-    path("ws/match/<str:code>/", MatchConsumer.as_asgi(), name="ws-match"),
-]

@@ -1,0 +1,421 @@
+"""One change to a match, as the services make it: lock the match, read its cached state, append
+the engine's events and the rows they imply, then save the match, its seats, the audit entries
+and the broadcast after commit. `games.services` is built on this; nothing else writes.
+
+Times: every stored time and every deadline comes from the database clock. A human's clock
+(modes ranked and friendly, presets with a turn timer) restarts after every stored change:
+``rules.turn_seconds * settings.LUDO_TIME_SCALE``. A bot's next step, and the auto-move of a
+lone legal move, are due after ``settings.LUDO_BOT_DELAY`` seconds, in the same
+``turn_deadline`` field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models.functions import Now
+
+from audit import services as audit
+from audit.clock import db_now
+from games.clocks import timing
+from games.engine import Event, IllegalAction, State, as_dict, legal_moves, loads
+from games.engine import Move as EngineMove
+from games.engine import move as engine_move
+from games.engine import resign as engine_resign
+from games.engine import roll as engine_roll
+from games.engine.events import TurnPassed
+from games.match import dice
+from games.match.errors import ServiceError
+from games.match.replay import snapshot_of
+from games.match.selectors import snapshot_for
+from games.models import ENDED, Match, MatchEvent, Seat, Status, Turn
+from games.models import Move as MoveRow
+from games.models import Roll as RollRow
+from games.services import broadcast
+from ranked import ratings
+
+# Modes where a human's turn runs against the clock (practice and local play wait).
+CLOCKED_MODES = frozenset({"ranked", "friendly"})
+
+
+@dataclass
+class ActionResult:
+    """What a change did: the events it appended (engine and service events, each with its
+    ``seq`` and ``kind``), the match's ``seq`` after it, and the spectator's snapshot.
+
+    ``repeated`` is True when the action id had been seen: the events are the earlier ones and
+    nothing changed.
+    """
+
+    match_id: int
+    seq: int
+    events: list[dict[str, Any]]
+    snapshot: dict[str, Any]
+    repeated: bool = False
+
+
+# ---------------------------------------------------------------------------- settings
+
+
+def _setting(name: str, default: float) -> float:
+    return float(getattr(settings, name, default))
+
+
+def room_clocks(match: Match) -> dict[str, float | None]:
+    """The clocks a room draws, on this site's clock: a person's time per step
+    (``turn_seconds``) and a disconnected player's time to come back (``grace_seconds``);
+    None where there is none (practice and local play)."""
+    rules = match.rules
+    grace = None
+    if match.mode != "local" and rules.on_disconnect != "none" and rules.disconnect_seconds:
+        grace = float(rules.disconnect_seconds) * timing.time_scale()
+    return {"turn_seconds": turn_seconds(match), "grace_seconds": grace}
+
+
+def turn_seconds(match: Match) -> float | None:
+    """A human's time per step in this match, or None when the match has no clock."""
+    rules = match.rules
+    if match.mode not in CLOCKED_MODES or not rules.turn_seconds or rules.on_timeout == "none":
+        return None
+    return rules.turn_seconds * _setting("LUDO_TIME_SCALE", 1.0)
+
+
+def bot_delay() -> float:
+    """The pause before a bot's step or an auto-move, so people can follow it."""
+    return _setting("LUDO_BOT_DELAY", 0.8)
+
+
+# ---------------------------------------------------------------------------- the change
+
+
+@dataclass
+class Change:
+    """The rows one service call appends, and the match as it will be saved."""
+
+    match: Match
+    now: datetime
+    seats: list[Seat]
+    state: State | None = None
+    rolls: int = 0
+    turn: int = 0
+    events: list[MatchEvent] = field(default_factory=list)
+    rows: list[Any] = field(default_factory=list)
+    seats_changed: dict[int, set[str]] = field(default_factory=dict)
+    audits: list[Callable[[], Any]] = field(default_factory=list)
+    match_fields: set[str] = field(default_factory=set)  # set-once fields to save too
+    first_seq: int = 0
+
+    def __post_init__(self) -> None:
+        self.first_seq = self.match.seq + 1
+        snap = self.match.snapshot or {}
+        if snap.get("notation"):
+            self.state = loads(snap["notation"])
+            self.rolls = int(snap["rolls"])
+            self.turn = int(snap["turn"])
+
+    # -- reading
+
+    def seat_at(self, corner: int) -> Seat | None:
+        for seat in self.seats:
+            if seat.corner == corner:
+                return seat
+        return None
+
+    def seat_to_play(self) -> Seat:
+        assert self.state is not None
+        seat = self.seat_at(self.state.to_play)
+        assert seat is not None, "the engine gave the turn to an empty corner"
+        return seat
+
+    # -- appending
+
+    def event(self, kind: str, data: dict[str, Any]) -> int:
+        self.match.seq += 1
+        self.events.append(
+            MatchEvent(
+                match=self.match,
+                seq=self.match.seq,
+                change=self.first_seq,
+                kind=kind,
+                data=data,
+                at=self.now,
+            )
+        )
+        return self.match.seq
+
+    def engine_events(self, events: Iterable[Event]) -> int:
+        """Append the engine's events; a passed turn starts a Turn row. Returns the first seq."""
+        first = self.match.seq + 1
+        for e in events:
+            data = as_dict(e)
+            kind = data.pop("kind")
+            seq = self.event(kind, data)
+            if isinstance(e, TurnPassed):
+                self.turn += 1
+                self.rows.append(
+                    Turn(match=self.match, n=self.turn, corner=e.to, seq=seq, started_at=self.now)
+                )
+        return first
+
+    def seat_update(self, seat: Seat, **values: Any) -> None:
+        for name, value in values.items():
+            setattr(seat, name, value)
+        self.seats_changed.setdefault(seat.pk, set()).update(values)
+
+    # -- the actions
+
+    def roll(self, seat: Seat, *, face: int, bonus: str, by: str, action_id: str) -> None:
+        assert self.state is not None
+        try:
+            state, events = engine_roll(self.state, face, bonus=bonus)
+        except IllegalAction as exc:
+            raise ServiceError("illegal", str(exc)) from exc
+        turn = self.turn
+        seq = self.engine_events(events)
+        self.rows.append(
+            RollRow(
+                match=self.match,
+                turn=turn,
+                corner=seat.corner,
+                seq=seq,
+                n=self.rolls,
+                face=face,
+                bonus=bonus,
+                by=by,
+                action_id=action_id,
+                at=self.now,
+            )
+        )
+        self.rolls += 1
+        self.state = state
+
+    def dice_roll(self, seat: Seat, *, by: str, action_id: str = "", bonus: str = "") -> None:
+        face = dice.roll_face(self.match.server_seed, self.match.client_seed, self.rolls)
+        self.roll(seat, face=face, bonus=bonus, by=by, action_id=action_id)
+
+    def move(
+        self, seat: Seat, chosen: EngineMove, *, shield: bool, by: str, action_id: str
+    ) -> None:
+        assert self.state is not None
+        try:
+            state, events = engine_move(self.state, chosen, shield=shield)
+        except IllegalAction as exc:
+            raise ServiceError("illegal", str(exc)) from exc
+        played = next(m for m in self.state.legal if m[:4] == chosen[:4])
+        turn = self.turn
+        seq = self.engine_events(events)
+        self.rows.append(
+            MoveRow(
+                match=self.match,
+                turn=turn,
+                corner=seat.corner,
+                seq=seq,
+                pawn=played.pawn,
+                pawn_corner=played.corner,
+                frm=played.frm,
+                to=played.to,
+                captures=[list(c) for c in played.captures],
+                shield=shield,
+                by=by,
+                action_id=action_id,
+                at=self.now,
+            )
+        )
+        self.state = state
+
+    def leave(self, seat: Seat, *, reason: str, forfeit: bool) -> None:
+        assert self.state is not None
+        try:
+            state, events = engine_resign(self.state, seat.corner, reason)
+        except IllegalAction as exc:
+            raise ServiceError("illegal", str(exc)) from exc
+        self.event("leave", {"corner": seat.corner, "reason": reason, "forfeit": forfeit})
+        self.engine_events(events)
+        self.state = state
+        for corner in state.out:
+            out = self.seat_at(corner)
+            if out is not None and not out.left:
+                self.seat_update(out, left=True)
+
+    def play_turn_for(self, seat: Seat, *, by: str, policy: Callable[[State], EngineMove]) -> None:
+        """The server plays the rest of `seat`'s turn (rolling with the dice)."""
+        assert self.state is not None
+        while self.state.phase != "over" and self.state.to_play == seat.corner:
+            if self.state.phase == "roll":
+                self.dice_roll(seat, by=by)
+            else:
+                self.move(seat, policy(self.state), shield=False, by=by, action_id="")
+
+
+def check_active(match: Match) -> None:
+    if match.status in ENDED:
+        raise ServiceError("over", "This match has ended")
+    if match.status != Status.ACTIVE:
+        raise ServiceError("bad_request", "This match has not started")
+
+
+def acting_seat(change: Change, user: Any, corner: int | None) -> Seat:
+    """The seat acting: the user's (the one to play, if they hold several) or `corner`'s."""
+    if user is None and corner is None:
+        raise ServiceError("bad_request", "Say who acts: a user or a corner")
+    if user is None:
+        seat = change.seat_at(int(corner)) if corner is not None else None
+        if seat is None:
+            raise ServiceError("not_seated", f"Corner {corner} has no seat in this match")
+        return seat
+    mine = [s for s in change.seats if s.user_id == user.pk]
+    if corner is not None:
+        mine = [s for s in mine if s.corner == corner]
+    if not mine:
+        raise ServiceError("not_seated", "You have no seat in this match")
+    to_play = change.state.to_play if change.state is not None else None
+    return next((s for s in mine if s.corner == to_play), mine[0])
+
+
+def lock_match(match_id: int) -> Match:
+    """The match, locked until the transaction ends, with the database clock as ``db_now``."""
+    try:
+        return Match.objects.select_for_update().annotate(db_now=Now()).get(pk=match_id)
+    except (Match.DoesNotExist, ValueError, TypeError):
+        raise ServiceError("not_found", "There is no such match") from None
+
+
+def lock_match_code(code: str) -> Match:
+    try:
+        return (
+            Match.objects.select_for_update().annotate(db_now=Now()).get(code=normalise_code(code))
+        )
+    except Match.DoesNotExist:
+        raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
+
+
+def normalise_code(code: str) -> str:
+    return "".join(str(code).split()).upper()
+
+
+def seats_of(match: Match) -> list[Seat]:
+    return list(Seat.objects.filter(match=match).select_related("user").order_by("corner"))
+
+
+def begin(match: Match) -> Change:
+    now = getattr(match, "db_now", None) or db_now()
+    return Change(match=match, now=now, seats=seats_of(match))
+
+
+def _deadline(change: Change) -> datetime | None:
+    """When the match next needs the server: a bot's step, an auto-move, or a human's clock."""
+    match, state = change.match, change.state
+    if match.status != Status.ACTIVE or state is None or state.phase == "over":
+        return None
+    seat = change.seat_to_play()
+    if seat.bot or seat.away:
+        # A bot's seat, or a player's the computer plays while they are away (presence).
+        return change.now + timedelta(seconds=bot_delay())
+    if state.phase == "move" and len(legal_moves(state)) == 1:
+        return change.now + timedelta(seconds=bot_delay())
+    seconds = turn_seconds(match)
+    if seconds is None:
+        return None
+    if match.rules.on_timeout == "bot" and seat.missed_turns >= 2:
+        # After two missed turns the bot keeps playing until the player acts.
+        return change.now + timedelta(seconds=bot_delay())
+    return change.now + timedelta(seconds=seconds)
+
+
+def _finish_if_over(change: Change) -> None:
+    match, state = change.match, change.state
+    if state is None or state.phase != "over" or match.status != Status.ACTIVE:
+        return
+    match.status = Status.FINISHED
+    match.finished_at = change.now
+    change.match_fields.add("finished_at")
+    for place, corner in enumerate(state.placings, start=1):
+        seat = change.seat_at(corner)
+        if seat is not None:
+            change.seat_update(seat, place=place)
+    placings = list(state.placings)
+    results = ratings.rate_finished(match, change.seats)
+    for result in results:
+        seat = next(s for s in change.seats if s.user_id == result.user_id)
+        change.seat_update(
+            seat,
+            rating_before=result.before,
+            rating_after=result.after,
+            rating_change=result.change,
+        )
+    change.event(
+        "ended",
+        {
+            "status": "finished",
+            "placings": placings,
+            "server_seed": match.server_seed,
+            "commitment": match.commitment,
+            "client_seed": match.client_seed,
+        },
+    )
+    change.audits.append(
+        partial(
+            audit.record,
+            action="match.finished",
+            obj=match,
+            extra={
+                "code": match.code,
+                "placings": placings,
+                "server_seed": match.server_seed,
+                "rolls": change.rolls,
+                "seq": match.seq,
+            },
+        )
+    )
+    if results:
+        change.audits.append(partial(ratings.record_changes, match, results))
+
+
+def save(change: Change) -> None:
+    """Write everything the change appended and the match's updated fields."""
+    match = change.match
+    _finish_if_over(change)
+    if change.state is not None:
+        match.snapshot = snapshot_of(change.state, rolls=change.rolls, turn=change.turn)
+        match.turn_seq = change.turn
+    match.turn_deadline = _deadline(change)
+    by_model: dict[type, list[Any]] = {}
+    for row in change.rows:
+        by_model.setdefault(type(row), []).append(row)
+    for model, rows in by_model.items():
+        model.objects.bulk_create(rows)
+    if change.events:
+        MatchEvent.objects.bulk_create(change.events)
+    updated = {"snapshot", "seq", "status", "turn_seq", "turn_deadline", *change.match_fields}
+    match.save(update_fields=sorted(updated))
+    save_seats(change)
+    for write in change.audits:
+        write()
+    if change.events:
+        events = [e.as_wire() for e in change.events]
+        transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
+    if match.turn_deadline is not None and timing.running():
+        transaction.on_commit(timing.poke)  # the in-process clock, if any: a new deadline
+
+
+def save_seats(change: Change) -> None:
+    """Write the fields the change set on each seat (only those)."""
+    for seat in change.seats:
+        names = change.seats_changed.get(seat.pk)
+        if names:
+            seat.save(update_fields=sorted(names))
+
+
+def result_of(change: Change) -> ActionResult:
+    return ActionResult(
+        match_id=change.match.pk,
+        seq=change.match.seq,
+        events=[e.as_wire() for e in change.events],
+        snapshot=snapshot_for(change.match, seats=change.seats, state=change.state),
+    )

@@ -1,0 +1,75 @@
+"""Voiding a finished match (a moderator upheld a dispute), re-rating its queue."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+
+from audit import services as audit
+from games.match.errors import ServiceError
+from games.models import (
+    Match,
+    Seat,
+    Status,
+)
+from games.services.kernel import (
+    begin,
+    lock_match,
+    save,
+)
+from ranked import ratings
+
+
+def match_void(*, match_id: int, reason: str, actor: Any, ip: str | None = None) -> Match:
+    """Void a finished match (a moderator upheld a dispute): it no longer counts. Its results
+    are cleared (places and rating changes; the event stream keeps what happened), and if it
+    was rated, its queue is re-rated as if it had never been played, which re-rates the later
+    matches of its players in order. Refused unless the match is finished."""
+    reason = str(reason).strip()
+    if not reason:
+        raise ServiceError("bad_request", "Say why the match is voided")
+    with transaction.atomic():
+        match = lock_match(match_id)
+        if match.status == Status.VOID:
+            raise ServiceError("already_void", "This match is void already")
+        if match.status != Status.FINISHED:
+            raise ServiceError("not_finished", "Only a finished match can be voided")
+        change = begin(match)
+        queue = ratings.queue_of(match)
+        match.status = Status.VOID
+        match.voided_at = change.now
+        match.void_reason = reason
+        change.match_fields.update({"voided_at", "void_reason"})
+        for seat in change.seats:
+            change.seat_update(
+                seat, place=None, rating_before=None, rating_after=None, rating_change=None
+            )
+        change.event("voided", {"status": "void", "reason": reason})
+        audit.record(
+            action="match.voided",
+            actor=actor,
+            ip=ip,
+            obj=match,
+            extra={"code": match.code, "reason": reason, "queue": queue},
+        )
+        save(change)
+        if queue is not None:
+            _store_rerated(ratings.rerate(queue, reason=f"match {match.code} voided"))
+    return match
+
+
+def _store_rerated(results: Mapping[int, ratings.Result]) -> None:
+    """Write re-rated results onto their seats (only the seats whose numbers changed)."""
+    seats = Seat.objects.filter(pk__in=list(results)).only(
+        "rating_before", "rating_after", "rating_change"
+    )
+    changed = []
+    for seat in seats:
+        result = results[seat.pk]
+        if (seat.rating_before, seat.rating_after) != (result.before, result.after):
+            seat.rating_before, seat.rating_after = result.before, result.after
+            seat.rating_change = result.change
+            changed.append(seat)
+    Seat.objects.bulk_update(changed, ["rating_before", "rating_after", "rating_change"])

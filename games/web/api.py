@@ -1,0 +1,347 @@
+"""The JSON HTTP API: session auth with CSRF, a few lines around one service call each.
+
+    GET    /api/session                   who is signed in; sets the CSRF cookie
+    POST   /api/session                   sign in {username, password}
+    DELETE /api/session                   sign out
+    POST   /api/matches                   {ruleset, players, mode, house_rules, options, bots}
+                                          -> 201 {code, url, ws, qr}
+    GET    /api/matches/<code>            the snapshot for the caller
+    POST   /api/matches/<code>/join       -> {corner}
+    POST   /api/matches/<code>/seed       {seed}: the caller's client seed, before the start
+    POST   /api/matches/<code>/actions    a client frame of the wire format (roll, move, resign,
+                                          undo)
+    GET    /api/matches/<code>/replay     the full record; the dice proof once finished
+    GET    /api/matches/<code>/qr.svg     the join link as a QR code
+
+Every error is ``{"code", "message"}`` with a matching HTTP status, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth import authenticate, login, logout
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware, get_token
+from django.views.decorators.csrf import csrf_exempt
+
+from accounts.addresses import client_ip
+from games import services
+from games.live.wire import WireError, parse
+from games.match import dice, rooms
+from games.match.errors import ServiceError
+from games.match.selectors import match_by_code, snapshot_for
+from games.models import Move, Roll
+
+STATUS = {
+    "bad_message": 400,
+    "bad_request": 400,
+    "ranked_no_bots": 400,
+    "unauthenticated": 401,
+    "csrf_failed": 403,
+    "not_seated": 403,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "not_your_turn": 409,
+    "stale": 409,
+    "illegal": 409,
+    "full": 409,
+    "already_seated": 409,
+    "over": 409,
+    "no_undo": 409,
+    "too_large": 413,
+    "rate_limited": 429,
+}
+MAX_BODY_BYTES = 8192
+
+View = Callable[..., HttpResponse]
+
+
+class ApiError(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def error(code: str, message: str) -> JsonResponse:
+    return JsonResponse({"code": code, "message": message}, status=STATUS.get(code, 400))
+
+
+class _JsonCsrf(CsrfViewMiddleware):
+    """Django's CSRF check, answering a refusal in JSON instead of the HTML page."""
+
+    def _reject(self, request: HttpRequest, reason: str) -> HttpResponse:
+        return error("csrf_failed", f"CSRF check failed: {reason}")
+
+
+_csrf = _JsonCsrf(lambda request: HttpResponse())
+
+
+def api(*methods: str, auth: bool = False) -> Callable[[View], View]:
+    """An API view: allowed methods, CSRF on unsafe ones, sign-in if `auth`, JSON errors."""
+
+    def wrap(view: View) -> View:
+        @csrf_exempt  # checked below, so that a refusal is JSON too
+        @wraps(view)
+        def inner(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method not in methods:
+                response = error("method_not_allowed", f"Use {' or '.join(methods)}")
+                response["Allow"] = ", ".join(methods)
+                return response
+            if request.method not in ("GET", "HEAD", "OPTIONS"):
+                refused = _csrf.process_view(request, None, (), {})
+                if refused is not None:
+                    return refused
+            if auth and not request.user.is_authenticated:
+                return error("unauthenticated", "Sign in first")
+            try:
+                return view(request, *args, **kwargs)
+            except ServiceError as e:
+                return error(e.code, e.message)
+            except (ApiError, WireError) as e:
+                return error(e.code, e.message)
+
+        return inner
+
+    return wrap
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    if len(request.body) > MAX_BODY_BYTES:
+        raise ApiError("too_large", f"Bodies are at most {MAX_BODY_BYTES} bytes")
+    if not request.body:
+        return {}
+    try:
+        data = json.loads(request.body)
+    except ValueError:
+        raise ApiError("bad_message", "The body is not JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError("bad_message", "The body must be a JSON object")
+    return data
+
+
+def _code(text: str) -> str:
+    code = rooms.normalise(text)
+    if code is None:
+        raise ApiError("not_found", "There is no room with that code")
+    return code
+
+
+def _match(code: str) -> Any:
+    return match_by_code(_code(code))
+
+
+def _links(request: HttpRequest, code: str) -> dict[str, str]:
+    return {
+        "code": code,
+        "url": request.build_absolute_uri(rooms.join_path(code)),
+        "ws": f"/ws/match/{code}/",
+        "qr": f"/api/matches/{code}/qr.svg",
+    }
+
+
+# ---------------------------------------------------------------------------- session
+
+
+@api("GET", "POST", "DELETE")
+def session(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        data = _body(request)
+        username, password = data.get("username"), data.get("password")
+        if not isinstance(username, str) or not isinstance(password, str):
+            raise ApiError("bad_request", "Send a username and a password")
+        user = authenticate(request, username=username, password=password)
+        if user is None:
+            raise ApiError("unauthenticated", "Wrong username or password")
+        login(request, user)
+    elif request.method == "DELETE":
+        logout(request)
+    user = request.user
+    return JsonResponse(
+        {
+            "user": user.get_username() if user.is_authenticated else None,
+            "id": user.pk if user.is_authenticated else None,
+            "csrf": get_token(request),
+        }
+    )
+
+
+# ---------------------------------------------------------------------------- matches
+
+
+def _str_list(value: Any, name: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ApiError("bad_request", f'"{name}" must be a list of names')
+    return list(value)
+
+
+@api("POST", auth=True)
+def matches(request: HttpRequest) -> HttpResponse:
+    data = _body(request)
+    ruleset, players, mode = data.get("ruleset"), data.get("players"), data.get("mode")
+    if not isinstance(ruleset, str) or not isinstance(mode, str):
+        raise ApiError("bad_request", 'Send "ruleset" and "mode"')
+    if not isinstance(players, int) or isinstance(players, bool):
+        raise ApiError("bad_request", '"players" must be a number from 2 to 4')
+    bots = data.get("bots")
+    if bots is not None and not isinstance(bots, dict | list):
+        raise ApiError("bad_request", '"bots" maps corners to bot levels')
+    match = services.match_create(
+        ruleset=ruleset,
+        players=players,
+        mode=mode,
+        house_rules=_str_list(data.get("house_rules"), "house_rules"),
+        options=_str_list(data.get("options"), "options"),
+        host=request.user,
+        bots=bots,
+        ip=client_ip(request),
+    )
+    return JsonResponse(_links(request, match.code), status=201)
+
+
+@api("GET")
+def match_detail(request: HttpRequest, code: str) -> HttpResponse:
+    match = _match(code)
+    user = request.user if request.user.is_authenticated else None
+    return JsonResponse(snapshot_for(match, viewer_user=user))
+
+
+@api("POST", auth=True)
+def match_join(request: HttpRequest, code: str) -> HttpResponse:
+    seat = services.match_join(code=_code(code), user=request.user, ip=client_ip(request))
+    return JsonResponse({"corner": seat.corner, **_links(request, seat.match.code)})
+
+
+@api("POST", auth=True)
+def match_seed(request: HttpRequest, code: str) -> HttpResponse:
+    seed = _body(request).get("seed")
+    if not isinstance(seed, str):
+        raise ApiError("bad_request", 'Send "seed", a string')
+    services.match_set_client_seed(code=_code(code), user=request.user, seed=seed)
+    return JsonResponse({"seed": seed})
+
+
+@api("POST", auth=True)
+def match_action(request: HttpRequest, code: str) -> HttpResponse:
+    if len(request.body) > MAX_BODY_BYTES:
+        raise ApiError("too_large", f"Bodies are at most {MAX_BODY_BYTES} bytes")
+    intent = parse(request.body.decode("utf-8", "replace"))
+    match = _match(code)
+    if intent.t == "resync":
+        raise ApiError("bad_message", f"GET /api/matches/{match.code} for the snapshot")
+    if intent.t == "roll":
+        result = services.match_roll(
+            match_id=match.pk,
+            user=request.user,
+            seq=intent.v,
+            action_id=intent.id,
+            bonus=intent.bonus,
+            face=intent.face,
+        )
+    elif intent.t == "move":
+        result = services.match_move(
+            match_id=match.pk,
+            user=request.user,
+            seq=intent.v,
+            action_id=intent.id,
+            pawn=intent.pawn,
+            pawn_corner=intent.corner,
+            shield=intent.shield,
+        )
+    elif intent.t == "undo":
+        result = services.match_undo(match_id=match.pk, user=request.user, seq=intent.v)
+    else:
+        services.match_resign(match_id=match.pk, user=request.user)
+        result = None
+    return JsonResponse(_result(result))
+
+
+def _result(result: Any) -> dict[str, Any]:
+    if result is None:
+        return {"ok": True}
+    fields = getattr(result, "_asdict", None)
+    if fields is not None:
+        return {"ok": True, **fields()}
+    return {"ok": True, **{k: v for k, v in vars(result).items() if not k.startswith("_")}}
+
+
+@api("GET")
+def match_replay(request: HttpRequest, code: str) -> HttpResponse:
+    match = _match(code)
+    rolls = list(Roll.objects.filter(match=match).order_by("n"))
+    record: dict[str, Any] = {
+        "code": match.code,
+        "rules": match.options.get("rules", match.ruleset),
+        "mode": match.mode,
+        "players": match.players,
+        "status": match.get_status_display().lower(),
+        "first": match.first,
+        "seats": [
+            {
+                "corner": s.corner,
+                "user": s.user.get_username() if s.user is not None else None,
+                "bot": s.bot,
+                "place": s.place,
+                "left": s.left,
+            }
+            for s in match.seats.select_related("user").order_by("corner")
+        ],
+        "events": [e.as_wire() for e in match.events.order_by("seq")],
+        "rolls": [
+            {
+                "n": r.n,
+                "seq": r.seq,
+                "turn": r.turn,
+                "corner": r.corner,
+                "face": r.face,
+                "bonus": r.bonus,
+                "by": r.by,
+                "at": r.at.isoformat(),
+            }
+            for r in rolls
+        ],
+        "moves": [
+            {
+                "seq": m.seq,
+                "turn": m.turn,
+                "corner": m.corner,
+                "pawn_corner": m.pawn_corner,
+                "pawn": m.pawn,
+                "from": m.frm,
+                "to": m.to,
+                "captures": m.captures,
+                "shield": m.shield,
+                "by": m.by,
+                "at": m.at.isoformat(),
+            }
+            for m in Move.objects.filter(match=match).order_by("seq")
+        ],
+        "proof": {"commitment": match.commitment, "client_seed": match.client_seed},
+    }
+    if match.ended:
+        # The seed is revealed only once the match is over (DESIGN.md "Dice").
+        mismatches = dice.verify(
+            match.commitment,
+            match.server_seed,
+            match.client_seed,
+            [(r.n, r.face, r.bonus) for r in rolls],  # Dice control faces are chosen, not derived
+        )
+        record["proof"].update(
+            server_seed=match.server_seed,
+            verified=not mismatches,
+            mismatches=[m._asdict() for m in mismatches],
+        )
+    return JsonResponse(record)
+
+
+@api("GET")
+def match_qr(request: HttpRequest, code: str) -> HttpResponse:
+    match = _match(code)
+    svg = rooms.qr_svg(request.build_absolute_uri(rooms.join_path(match.code)))
+    return HttpResponse(svg, content_type="image/svg+xml")

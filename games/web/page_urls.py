@@ -1,0 +1,19 @@
+"""The pages people see (the JSON API and the socket have their own routes)."""
+
+from django.urls import path
+
+from games.web import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("rules/", views.rules, name="rules"),
+    path("play/computer/", views.play_computer, name="play-computer"),
+    path("play/friends/", views.play_friends, name="play-friends"),
+    path("play/local/", views.play_local, name="play-local"),
+    path("join/", views.join, name="join"),
+    path("r/<str:code>/", views.room, name="room"),
+    path("r/<str:code>/join/", views.room_join, name="room-join"),
+    path("r/<str:code>/start/", views.room_start, name="room-start"),
+    path("r/<str:code>/replay/", views.replay, name="replay"),
+    path("r/<str:code>/rematch/", views.room_rematch, name="room-rematch"),
+]
