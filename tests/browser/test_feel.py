@@ -210,6 +210,7 @@ def _sign_up(page: Page, site: str, name: str) -> None:
     page.fill("input[name=username]", name)
     page.fill("input[name=password1]", "a-long-pass-42")
     page.fill("input[name=password2]", "a-long-pass-42")
+    page.check("input[name=terms]")
     page.click("button[type=submit]")
     expect(page.locator(".signed-in")).to_contain_text(name)
 
@@ -231,8 +232,7 @@ def test_people_in_a_friend_room_spectators_reactions_countdown_result(
     room = ann.url
     bob.goto(site + "/")
     bob.fill("input[name=code]", code)
-    bob.click("form[action='/join/'] button")
-    bob.click("#take-seat")
+    bob.click("form[action='/join/'] button")  # the room page seats him at once
     expect(ann.locator(".waiting")).to_be_hidden()
     expect(ann.locator("#mode-badge")).to_have_text("Friend room")
     expect(ann.locator("#board .yard.active")).to_have_count(1)
