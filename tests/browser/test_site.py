@@ -249,7 +249,7 @@ def test_a_button_pressed_before_the_socket_opens_is_not_lost(site: str, people:
     expect(page.locator("#replay-link")).to_be_visible()
     # One line for the resignation (the service's "leave"; the engine's "resigned" repeats it).
     assert "left the match (resigned)" in history(page), history(page)
-    assert "is out" not in history(page), history(page)
+    assert "is out (" not in history(page), history(page)
 
 
 def test_local_game_two_people_on_one_device(site: str, people: Any) -> None:
