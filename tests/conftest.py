@@ -4,11 +4,13 @@ fails the run."""
 from __future__ import annotations
 
 import os
+import uuid
 from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from ludo_site import env
 from ludo_site.env import parse_bool
 
 
@@ -79,6 +81,16 @@ def pytest_configure(config: pytest.Config) -> None:
     # Only where the reports arrive: the controller (or a run without xdist), not each worker.
     if in_ci() and not hasattr(config, "workerinput"):
         config.pluginmanager.register(SkipsFailCI(), "ludo-skips-fail-ci")
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(settings: Any) -> None:
+    """With REDIS_URL the cache is Redis, shared by the xdist workers and kept from one run to
+    the next: one test's failed sign-ins from 127.0.0.1 would lock out another's. Each test
+    counts under a key prefix of its own."""
+    if settings.REDIS_URL:
+        tag = f"{settings.REDIS_PREFIX}.test-{uuid.uuid4().hex[:12]}"
+        settings.CACHES = env.caches(settings.REDIS_URL, tag)
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,7 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 - `leave`: forfeit and resign;
 - `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match;
 - `guests`: a guest's games move to the account they sign in to;
+- `reactions`: a player's quick reaction in an online room; `rematch`: the same seats again;
 - `ranked_seats`: who may sit in a ranked match.
 - `restart`: a turn's clock started again when its news could not reach the player.
 
@@ -38,6 +39,8 @@ from games.services.leave import match_forfeit, match_resign
 from games.services.local import match_set_seat, match_start_over
 from games.services.play import match_move, match_roll, match_timeout
 from games.services.presence import seat_grace_expired, seat_set_connected
+from games.services.reactions import match_react
+from games.services.rematch import match_rematch, rematch_code
 from games.services.restart import match_clock_restart
 from games.services.undo import match_undo
 from games.services.void import match_void
@@ -55,6 +58,8 @@ __all__ = [
     "match_forfeit",
     "match_join",
     "match_move",
+    "match_react",
+    "match_rematch",
     "match_resign",
     "match_roll",
     "match_set_client_seed",
@@ -63,6 +68,7 @@ __all__ = [
     "match_start_over",
     "match_timeout",
     "match_undo",
+    "rematch_code",
     "match_void",
     "seat_grace_expired",
     "seat_set_connected",
