@@ -8,7 +8,7 @@ never in it (it is revealed in the "ended" event and the replay once the match i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from games.engine import MARKS, Move, State, new_game, rules_name, view_for
@@ -49,16 +49,36 @@ def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:
     return match, seats
 
 
-def latest_events(match: Match, n: int = 80) -> list[dict[str, Any]]:
-    """The match's last `n` events as clients get them (the room's history after a reload),
-    oldest first."""
+# Events only their own player may see while the match is played: what a player picks up is
+# their Power stock, hidden from the others and from spectators (RULES.md, party "Power").
+PRIVATE_KINDS = frozenset({"bonus_picked"})
+
+
+def visible_events(
+    events: Iterable[dict[str, Any]], *, mine: Collection[int], ended: bool = False
+) -> list[dict[str, Any]]:
+    """`events` (wire dicts) as a viewer seated in corners `mine` may see them: another
+    seat's private events are left out until the match has `ended`."""
+    if ended:
+        return list(events)
+    return [e for e in events if e.get("kind") not in PRIVATE_KINDS or e.get("corner") in mine]
+
+
+def latest_events(match: Match, n: int = 80, *, mine: Collection[int] = ()) -> list[dict[str, Any]]:
+    """The match's last `n` events as the viewer seated in corners `mine` gets them (the
+    room's history after a reload), oldest first."""
     latest = MatchEvent.objects.filter(match=match).order_by("-seq")[:n]
-    return [e.as_wire() for e in reversed(latest)]
+    return visible_events((e.as_wire() for e in reversed(latest)), mine=mine, ended=match.ended)
+
+
+# Bots have names of their own, one per corner, so that three bots in a room are three
+# players; each is still labelled BOT with its level.
+BOT_NAMES = ("Robin", "Sasha", "Kai", "Noor")
 
 
 def seat_name(seat: Seat, match: Match) -> str:
     if seat.bot:
-        return f"{seat.bot.capitalize()} bot"
+        return f"{BOT_NAMES[seat.corner % 4]}, {seat.bot} bot"
     colour = match.rules.colours[seat.corner].capitalize()
     if match.mode == "local" or seat.user is None:
         return colour
@@ -136,6 +156,13 @@ def snapshot_for(
                 "missed_turns": seat.missed_turns if seat is not None else 0,
                 "place": seat.place if seat is not None else None,
                 "left": bool(seat and seat.left),
+                "level": seat.bot if seat is not None and seat.bot else None,
+                # When the seat's last connection closed: the room counts the grace down.
+                "disconnected_at": seat.disconnected_at.isoformat()
+                if seat is not None and seat.disconnected_at
+                else None,
+                # Ranked: the seat's rating change once the match is rated.
+                "rating_change": seat.rating_change if seat is not None else None,
             }
         )
     playing = state is not None and state.phase != "over"
@@ -164,6 +191,21 @@ def snapshot_for(
         "out": list(shown.out),
         "winner": shown.winner,
         "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
+        # Seed 000: the player to play missed two turns: the bot plays their turn unless they
+        # tap the die in the window at its start (the deadline).
+        "reclaim": bool(
+            playing
+            and state is not None
+            and state.phase == "roll"
+            and rules.on_timeout == "bot"
+            and match.mode in ("friendly", "ranked")
+            and (seat_to_play := by_corner.get(state.to_play)) is not None
+            and not seat_to_play.bot
+            and not seat_to_play.away
+            and seat_to_play.missed_turns >= 2
+        ),
+        # After a roll no pawn could use, the die passes on at this time (seed 001).
+        "pause_until": match.pause_until.isoformat() if match.pause_until else None,
         "commitment": match.commitment,
         "legal": legal,
         "board": {
@@ -181,3 +223,63 @@ def snapshot_for(
         snap["shields"] = [list(s) for s in sorted(shown.shields)]
         snap["bonus"] = shown.bonus
     return snap
+
+
+# ---------------------------------------------------------------------------- your games
+
+MODE_WORDS = {
+    "ranked": "Ranked",
+    "friendly": "Room with friends",
+    "practice": "Against the computer",
+    "local": "One device",
+}
+YOUR_GAMES_SHOWN = 20
+
+
+def unfinished_games(user: Any) -> list[dict[str, Any]]:
+    """The matches waiting or being played in which `user` (an account, or this browser's
+    guest) holds a seat they have not left, newest first: what "Your games" lists so that a
+    player who closed the tab can continue (seeds 001, 002, 003)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return []
+    matches = list(
+        Match.objects.filter(
+            seats__user=user,
+            seats__left=False,
+            status__in=(Status.WAITING, Status.ACTIVE),
+        )
+        .distinct()
+        .order_by("-created_at", "-pk")[:YOUR_GAMES_SHOWN]
+    )
+    seats = Seat.objects.filter(match__in=matches).select_related("user").order_by("corner")
+    by_match: dict[int, list[Seat]] = {}
+    for seat in seats:
+        by_match.setdefault(seat.match_id, []).append(seat)
+    games = []
+    for match in matches:
+        rules = match.rules
+        mine = [s for s in by_match.get(match.pk, []) if s.user_id == user.pk]
+        others = [
+            seat_name(s, match)
+            for s in by_match.get(match.pk, [])
+            if s.user_id != user.pk and match.mode != "local"
+        ]
+        state = match.state()
+        your_turn = (
+            match.status == Status.ACTIVE
+            and state is not None
+            and state.phase != "over"
+            and any(s.corner == state.to_play for s in mine)
+        )
+        games.append(
+            {
+                "code": match.code,
+                "rules": rules.name.capitalize(),
+                "mode": MODE_WORDS.get(match.mode, match.mode),
+                "colours": [rules.colours[s.corner].capitalize() for s in mine],
+                "against": others,
+                "waiting": match.status == Status.WAITING,
+                "your_turn": your_turn,
+            }
+        )
+    return games

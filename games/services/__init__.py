@@ -12,10 +12,13 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 
 - `create`: open a match; `join`: take a seat, choose a dice seed, start by hand;
 - `play`: roll, move, and a due deadline (`match_timeout`); `bots`: a bot's step;
-- `undo`: take back in local play; `leave`: forfeit and resign;
+- `undo`: take back in local play; `local`: switch a seat, start over (one device);
+- `leave`: forfeit and resign;
 - `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match;
 - `guests`: a guest's games move to the account they sign in to;
+- `reactions`: a player's quick reaction in an online room; `rematch`: the same seats again;
 - `ranked_seats`: who may sit in a ranked match.
+- `restart`: a turn's clock started again when its news could not reach the player.
 
 Times come from the database clock (see `games.services.kernel` for the deadlines). Whatever
 fires a due ``turn_deadline`` calls `match_timeout`, which does nothing unless the deadline
@@ -26,14 +29,19 @@ Callers outside the package use the names below (``from games import services``)
 """
 
 from games.match.errors import ServiceError
+from games.services import broadcast
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
 from games.services.create import HOUSE_RULES, PARTY_OPTIONS, match_create
 from games.services.guests import seats_hand_over
 from games.services.join import match_join, match_set_client_seed, match_start
 from games.services.kernel import ActionResult
 from games.services.leave import match_forfeit, match_resign
+from games.services.local import match_set_seat, match_start_over
 from games.services.play import match_move, match_roll, match_timeout
 from games.services.presence import seat_grace_expired, seat_set_connected
+from games.services.reactions import match_react
+from games.services.rematch import match_rematch, rematch_code
+from games.services.restart import match_clock_restart
 from games.services.undo import match_undo
 from games.services.void import match_void
 
@@ -46,17 +54,26 @@ __all__ = [
     "ServiceError",
     "bot_act",
     "match_create",
+    "match_clock_restart",
     "match_forfeit",
     "match_join",
     "match_move",
+    "match_react",
+    "match_rematch",
     "match_resign",
     "match_roll",
     "match_set_client_seed",
+    "match_set_seat",
     "match_start",
+    "match_start_over",
     "match_timeout",
     "match_undo",
+    "rematch_code",
     "match_void",
     "seat_grace_expired",
     "seat_set_connected",
     "seats_hand_over",
 ]
+
+# A change whose news could not be delivered restarts its turn's clock (games.services.restart).
+broadcast.undelivered.append(match_clock_restart)

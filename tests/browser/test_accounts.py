@@ -21,6 +21,8 @@ SECOND = "another-long-pass-77"
 def fill(page: Page, fields: dict[str, str]) -> None:
     for name, value in fields.items():
         page.fill(f"input[name={name}]", value)
+    if page.locator("input[name=terms]").count():
+        page.check("input[name=terms]")  # sign-up: the Terms of Service are accepted
     page.locator("main button[type=submit]").click()
 
 
@@ -86,7 +88,9 @@ def seeded(live_server: Any, transactional_db: Any, settings: Any) -> str:
     ]
     ada, bart = users[:2]
     for n in range(24):
-        match = services.match_create(ruleset="duel", players=2, mode="ranked", host=ada)
+        match = services.match_create(
+            ruleset="duel", players=2, mode="ranked", host=ada, paired=[ada, bart]
+        )
         services.match_join(code=match.code, user=bart)
         services.match_resign(match_id=match.pk, user=bart if n % 3 else ada)
         if n == 20:
