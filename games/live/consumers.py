@@ -26,7 +26,7 @@ from django.db import connections
 
 from games import services
 from games.live import presence
-from games.live.wire import Intent, RateLimit, WireError, error_frame, frame, parse
+from games.live.wire import RateLimit, WireError, error_frame, frame, parse
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.match.selectors import match_by_code, match_with_seats, snapshot_for
@@ -175,7 +175,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.send(error_frame("not_seated", "You are watching: only seated players act"))
             return
         try:
-            result = await on_db_thread(_act)(self.match_id, self.user, intent)
+            result = await _act(match_id=self.match_id, user=self.user, intent=intent)
         except ServiceError as e:
             await self.send(error_frame(e.code, e.message, self.sent_v))
             return
@@ -367,29 +367,4 @@ def _load_now(match_id: int) -> Loaded | None:
 
 
 _load = on_db_thread(_load_now)
-
-
-def _act(match_id: int, user: Any, intent: Intent) -> Any:
-    """The one service call for a client's intent; its `ActionResult`."""
-    if intent.t == "roll":
-        return services.match_roll(
-            match_id=match_id,
-            user=user,
-            seq=intent.v,
-            action_id=intent.id,
-            bonus=intent.bonus,
-            face=intent.face,
-        )
-    if intent.t == "move":
-        return services.match_move(
-            match_id=match_id,
-            user=user,
-            seq=intent.v,
-            action_id=intent.id,
-            pawn=intent.pawn,
-            pawn_corner=intent.corner,
-            shield=intent.shield,
-        )
-    if intent.t == "undo":
-        return services.match_undo(match_id=match_id, user=user, seq=intent.v)
-    return services.match_resign(match_id=match_id, user=user)
+_act = on_db_thread(services.match_act)

@@ -15,6 +15,7 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 - `undo`: take back in local play; `leave`: forfeit and resign;
 - `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match;
 - `guests`: a guest's games move to the account they sign in to;
+- `intents`: a client's intent (socket or API) to its action (`match_act`);
 - `ranked_seats`: who may sit in a ranked match.
 
 Times come from the database clock (see `games.services.kernel` for the deadlines). Whatever
@@ -29,6 +30,7 @@ from games.match.errors import ServiceError
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
 from games.services.create import HOUSE_RULES, PARTY_OPTIONS, match_create
 from games.services.guests import seats_hand_over
+from games.services.intents import match_act
 from games.services.join import match_join, match_set_client_seed, match_start
 from games.services.kernel import ActionResult
 from games.services.leave import match_forfeit, match_resign
@@ -45,6 +47,7 @@ __all__ = [
     "ActionResult",
     "ServiceError",
     "bot_act",
+    "match_act",
     "match_create",
     "match_forfeit",
     "match_join",
