@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from games.engine import MARKS, Move, State, new_game, rules_name, view_for
+from games.match import rooms
 from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Seat, Status
 
@@ -26,12 +27,12 @@ BOT_LABEL = "BOT"
 
 
 def match_by_code(code: str) -> Match:
-    """The match with room code `code` (spaces and case ignored)."""
-    cleaned = "".join(str(code).split()).upper()
-    try:
-        return Match.objects.get(code=cleaned)
-    except Match.DoesNotExist:
-        raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
+    """The match with room code `code`, as someone typed it (`rooms.normalise`)."""
+    cleaned = rooms.normalise(str(code))
+    match = None if cleaned is None else Match.objects.filter(code=cleaned).first()
+    if match is None:
+        raise ServiceError("not_found", f"There is no match with room code {code!r}")
+    return match
 
 
 def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:

@@ -30,7 +30,7 @@ from games.engine import move as engine_move
 from games.engine import resign as engine_resign
 from games.engine import roll as engine_roll
 from games.engine.events import TurnPassed
-from games.match import dice
+from games.match import dice, rooms
 from games.match.errors import ServiceError
 from games.match.replay import snapshot_of
 from games.match.selectors import snapshot_for
@@ -276,16 +276,13 @@ def lock_match(match_id: int) -> Match:
 
 
 def lock_match_code(code: str) -> Match:
-    try:
-        return (
-            Match.objects.select_for_update().annotate(db_now=Now()).get(code=normalise_code(code))
-        )
-    except Match.DoesNotExist:
-        raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
-
-
-def normalise_code(code: str) -> str:
-    return "".join(str(code).split()).upper()
+    """`lock_match` by room code, as someone typed it (`rooms.normalise`)."""
+    cleaned = rooms.normalise(str(code))
+    locked = Match.objects.select_for_update().annotate(db_now=Now())
+    match = None if cleaned is None else locked.filter(code=cleaned).first()
+    if match is None:
+        raise ServiceError("not_found", f"There is no match with room code {code!r}")
+    return match
 
 
 def seats_of(match: Match) -> list[Seat]:
