@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games import services as games
@@ -121,7 +122,7 @@ def dispute_open(
         except IntegrityError:  # a second request raced this one
             raise DisputeError("already_open", MESSAGES["already_open"]) from None
         audit.record(
-            action="dispute.opened",
+            action=actions.DISPUTE_OPENED,
             actor=user,
             ip=ip,
             obj=dispute,
@@ -174,7 +175,7 @@ def dispute_settle(
         dispute.seen = False
         dispute.save(update_fields=["status", "settled_at", "settled_by", "decision", "seen"])
         audit.record(
-            action="dispute.settled",
+            action=actions.DISPUTE_SETTLED,
             actor=moderator,
             ip=ip,
             obj=dispute,
@@ -204,7 +205,7 @@ def disputes_seen(*, user: Any) -> int:
 def dispute_viewed(*, dispute: Dispute, moderator: Any, ip: str | None = None) -> None:
     """Log that a moderator opened the review page (seat and audit addresses, the dice)."""
     audit.record(
-        action="dispute.viewed",
+        action=actions.DISPUTE_VIEWED,
         actor=moderator,
         ip=ip,
         obj=dispute,

@@ -38,6 +38,7 @@ from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
 
 from accounts.models import is_guest
+from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games import services
@@ -157,7 +158,7 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
             joined_at=db_now(),
         )
         audit.record(
-            action="queue.joined",
+            action=actions.QUEUE_JOINED,
             actor=user,
             ip=ip,
             extra={"queue": queue, "ranked": ranked, "ordinal": round(entry.ordinal, 6)},
@@ -186,7 +187,7 @@ def cancel(*, user: Any, ip: str | None = None) -> Entry | None:
             return latest(user)
         _end(entry, Entry.State.CANCELLED)
         audit.record(
-            action="queue.left",
+            action=actions.QUEUE_LEFT,
             actor=user,
             ip=ip,
             extra={"queue": entry.queue, "ranked": entry.ranked},
@@ -368,7 +369,7 @@ def _seat(group: list[Waiting], *, rules: str, size: int, ranked: bool) -> Match
             for entry in entries:
                 _end(entry, Entry.State.MATCHED, match)
             audit.record(
-                action="queue.matched",
+                action=actions.QUEUE_MATCHED,
                 obj=match,
                 extra={
                     "code": match.code,

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from openskill.models import PlackettLuce
 
+from audit import actions
 from audit import services as audit
 from games.models import Match, Status
 
@@ -138,7 +139,7 @@ def record_changes(match: Any, results: Iterable[Result]) -> None:
     queue = queue_of(match)
     for result in results:
         audit.record(
-            action="rating.changed",
+            action=actions.RATING_CHANGED,
             obj=match,
             extra={
                 "user": result.user_id,
@@ -207,7 +208,7 @@ def rerate(queue: str, *, reason: str = "") -> dict[int, Result]:
         )
     if changed:
         audit.record(
-            action="rating.recomputed",
+            action=actions.RATING_RECOMPUTED,
             extra={"queue": queue, "reason": reason, "changed": changed},
         )
     return by_seat

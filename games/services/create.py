@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games.engine import (
@@ -220,7 +221,7 @@ def match_create(
         for seat in change.seats:
             joined_event(change, seat)
         audit.record(
-            action="match.created",
+            action=actions.MATCH_CREATED,
             actor=host,
             ip=ip,
             obj=match,
@@ -235,7 +236,7 @@ def match_create(
         )
         if host_corners:
             audit.record(
-                action="match.joined",
+                action=actions.MATCH_JOINED,
                 actor=host,
                 ip=ip,
                 obj=match,
@@ -274,7 +275,7 @@ def deal_first_turn(change: Change) -> None:
     change.audits.append(
         partial(
             audit.record,
-            action="match.started",
+            action=actions.MATCH_STARTED,
             obj=match,
             extra={"code": match.code, "first": first, "client_seed": client_seed},
         )

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
 from games.models import (
@@ -61,7 +62,11 @@ def match_join(
         if match.mode == Mode.RANKED:
             note_same_ip(match, seat, change.seats)
         audit.record(
-            action="match.joined", actor=user, ip=ip, obj=match, extra={"corners": [seat.corner]}
+            action=actions.MATCH_JOINED,
+            actor=user,
+            ip=ip,
+            obj=match,
+            extra={"corners": [seat.corner]},
         )
         if len(free) == 1:
             deal_first_turn(change)

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models.functions import Now
 
+from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games.clocks import timing
@@ -348,7 +349,7 @@ def _finish_if_over(change: Change) -> None:
     change.audits.append(
         partial(
             audit.record,
-            action="match.finished",
+            action=actions.MATCH_FINISHED,
             obj=match,
             extra={
                 "code": match.code,

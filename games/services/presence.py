@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.clocks.timing import scaled
 from games.match.errors import ServiceError
@@ -102,7 +103,9 @@ def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | N
         _presence_save(change, seats if back else [])
         for kind, seat in events:
             audit.record(
-                action="seat.disconnected" if kind == "disconnected" else "seat.connected",
+                action=actions.SEAT_DISCONNECTED
+                if kind == "disconnected"
+                else actions.SEAT_CONNECTED,
                 actor=user,
                 ip=ip,
                 obj=match,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from accounts.models import is_guest
+from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
 from games.models import (
@@ -49,7 +50,7 @@ def note_same_ip(match: Match, seat: Seat, seats: list[Seat]) -> None:
     shared = [s for s in others if s.ip and str(s.ip) == str(seat.ip)]
     if shared:
         audit.record(
-            action="match.same_ip",
+            action=actions.MATCH_SAME_IP,
             actor=seat.user,
             ip=seat.ip,
             obj=match,

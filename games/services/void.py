@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
 from games.models import (
@@ -48,7 +49,7 @@ def match_void(*, match_id: int, reason: str, actor: Any, ip: str | None = None)
             )
         change.event("voided", {"status": "void", "reason": reason})
         audit.record(
-            action="match.voided",
+            action=actions.MATCH_VOIDED,
             actor=actor,
             ip=ip,
             obj=match,
