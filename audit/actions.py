@@ -29,6 +29,7 @@ MATCH_UNDONE = "match.undone"
 MATCH_BOT_TOOK_SEAT = "match.bot_took_seat"
 SEAT_CONNECTED = "seat.connected"
 SEAT_DISCONNECTED = "seat.disconnected"
+SEAT_AWAY = "seat.away"
 
 # Ranked
 QUEUE_JOINED = "queue.joined"
@@ -78,6 +79,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (MATCH_BOT_TOOK_SEAT, "A bot took a leaving player's seat"),
             (SEAT_CONNECTED, "Player connected to the room"),
             (SEAT_DISCONNECTED, "Player's last connection closed"),
+            (SEAT_AWAY, "The computer took the seat: the disconnect grace ran out"),
         ],
     ),
     (

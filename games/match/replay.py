@@ -27,7 +27,7 @@ from games.models import Roll as RollRow
 
 # Kinds of the events the engine emits (`as_dict(event)["kind"]`); every other kind in the
 # stream is a service event (created, joined, client_seed, started, timeout, leave, undone,
-# ended).
+# bot_took_seat, away, bot_said, voided, ended).
 ENGINE_KINDS = frozenset(
     {
         "rolled",

@@ -364,14 +364,17 @@ def _finish_if_over(change: Change) -> None:
         change.audits.append(partial(ratings.record_changes, match, results))
 
 
-def save(change: Change) -> None:
-    """Write everything the change appended and the match's updated fields."""
+def save(change: Change, *, keep_deadline: bool = False) -> None:
+    """Write everything the change appended and the match's updated fields. The deadline is
+    dealt again from the new state, unless `keep_deadline` (a change that does not touch
+    whoever is playing leaves their clock alone)."""
     match = change.match
     _finish_if_over(change)
     if change.state is not None:
         match.snapshot = snapshot_of(change.state, rolls=change.rolls, turn=change.turn)
         match.turn_seq = change.turn
-    match.turn_deadline = _deadline(change)
+    if not keep_deadline:
+        match.turn_deadline = _deadline(change)
     by_model: dict[type, list[Any]] = {}
     for row in change.rows:
         by_model.setdefault(type(row), []).append(row)

@@ -58,12 +58,17 @@ def _presence_save(change: Change, who_plays: list[Seat]) -> None:
     (`who_plays`: the computer takes it or gives it back), the whole change is saved, which
     deals its deadline again (a bot's pause, or the player's own clock); otherwise the
     deadline of whoever is playing stays as it was."""
-    state, match = change.state, change.match
-    playing = match.status == Status.ACTIVE and state is not None and state.phase != "over"
-    if playing and state is not None and any(s.corner == state.to_play for s in who_plays):
+    if any(_plays_now(change, s) for s in who_plays):
         save(change)
         return
     save_seats(change)
+
+
+def _plays_now(change: Change, seat: Seat) -> bool:
+    """Whether `seat` is the one to play in an active match."""
+    state, match = change.state, change.match
+    playing = match.status == Status.ACTIVE and state is not None and state.phase != "over"
+    return playing and state is not None and seat.corner == state.to_play
 
 
 def seat_back(change: Change, seat: Seat) -> None:
@@ -148,8 +153,20 @@ def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
             save(change)
             return "forfeit"
         # "computer" (mensch) and "bot" (party): the computer plays the seat's turns at a
-        # bot's pace (`match_timeout`) until the player connects again or acts.
+        # bot's pace (`match_timeout`) until the player connects again or acts. Who plays the
+        # seat changes, so it is a change of the game: a numbered event (the room and a
+        # moderator's timeline see it) and an audit entry, like a bot taking a leaver's seat.
         change.seat_update(seat, away=True)
-        _presence_save(change, [seat])
-        _presence_broadcast(match, [_presence_event("away", seat, change)])
+        change.event("away", {"corner": seat.corner, "reason": "disconnected"})
+        change.audits.append(
+            partial(
+                audit.record,
+                action=actions.SEAT_AWAY,
+                actor=seat.user,
+                obj=match,
+                extra={"corner": seat.corner, "reason": "disconnected"},
+            )
+        )
+        # The clock is dealt again only when it is this seat's turn (a bot's pause now).
+        save(change, keep_deadline=not _plays_now(change, seat))
         return "away"

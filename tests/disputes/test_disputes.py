@@ -389,6 +389,25 @@ def test_the_timeline_has_timeouts_disconnects_and_reconnects(
     assert "192.0.2.4" not in mine
 
 
+def test_the_timeline_shows_the_computer_taking_an_away_seat(
+    make_user: Make, settings: Any
+) -> None:
+    a, b = make_user(), make_user()
+    match = games.match_create(ruleset="mensch", players=2, mode="friendly", host=a)
+    games.match_join(code=match.code, user=b)
+    corner_b = Seat.objects.get(match=match, user=b).corner
+    games.seat_set_connected(match_id=match.pk, user=b, connected=True)
+    games.seat_set_connected(match_id=match.pk, user=b, connected=False)
+    settings.LUDO_TIME_SCALE = 0.0  # the grace runs out at once
+    assert games.seat_grace_expired(match_id=match.pk, corner=corner_b) == "away"
+    match = finish(match, [a, b])
+    data = review.review(open_one(match, a, reason="timer"))
+    moments = [(m.flag, m.what, m.corner) for m in data["timeline"]]
+    what = "the computer plays the seat while the player is away"
+    assert ("disconnect", what, corner_b) in moments
+    assert any(e["entry"].action == "seat.away" for e in data["entries"])
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_moderators_settling_at_once_settle_it_once(make_user: Make, moderator: User) -> None:
     """The row lock: two settlements racing, one wins and the other is refused (PostgreSQL;
