@@ -46,7 +46,7 @@ class DisputeError(ServiceError):
 
 def window_days() -> int:
     """How many days after its end a match can be disputed (setting DISPUTE_WINDOW_DAYS)."""
-    return int(getattr(settings, "DISPUTE_WINDOW_DAYS", 14))
+    return int(settings.DISPUTE_WINDOW_DAYS)
 
 
 def is_moderator(user: Any) -> bool:

@@ -99,15 +99,20 @@ LUDO_GC_THRESHOLDS = env.gc_thresholds(os.environ.get("LUDO_GC_THRESHOLDS"))
 # Match clocks (games.clocks): the rules' durations times LUDO_TIME_SCALE (tests and the
 # end-to-end run shorten them, production leaves 1); the pause before a bot's step or a lone
 # move's auto-move; and whether the web process sweeps the clocks itself (the embedded
-# default, with no Redis and so no Celery beat).
+# default, with no Redis and so no Celery beat: unset, None, follows REDIS_URL).
 LUDO_TIME_SCALE = float(os.environ.get("LUDO_TIME_SCALE") or 1)
 LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
-LUDO_INPROCESS_CLOCK = env.parse_bool(
-    os.environ.get("LUDO_INPROCESS_CLOCK"), default=REDIS_URL is None
+LUDO_INPROCESS_CLOCK = (
+    None
+    if os.environ.get("LUDO_INPROCESS_CLOCK") is None
+    else env.parse_bool(os.environ["LUDO_INPROCESS_CLOCK"], default=False)
 )
 # Threads per server process for the match sockets' database work (games.live.consumers); each
 # holds a database connection while it works.
 LUDO_DB_THREADS = int(os.environ.get("LUDO_DB_THREADS") or 16)
+# Frames a match socket may send: LUDO_WS_RATE a second on average, bursts of LUDO_WS_BURST.
+LUDO_WS_RATE = float(os.environ.get("LUDO_WS_RATE") or 8)
+LUDO_WS_BURST = int(os.environ.get("LUDO_WS_BURST") or 16)
 
 # Ranked play and quick match (ranked.matchmaking, ranked.ratings): the rating window each
 # side of a waiting player's own (ordinal points), how fast it widens (points per second
@@ -141,6 +146,10 @@ LOGIN_REDIRECT_URL = "/"
 SIGN_IN_FAILURES_PER_USERNAME = 5
 SIGN_IN_FAILURES_PER_IP = 20
 SIGN_IN_WINDOW = 15 * 60
+# Password reset requests an hour (accounts.throttle.reset_allowed): per email address, and
+# per client address, so the reset form cannot flood someone's mailbox.
+PASSWORD_RESETS_PER_EMAIL = 3
+PASSWORD_RESETS_PER_IP = 10
 # New accounts per address an hour (accounts.throttle.sign_up_allowed).
 SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
 # Reverse proxies in front of the site whose X-Forwarded-For is believed (accounts.addresses).

@@ -57,24 +57,20 @@ QUEUES: tuple[str, ...] = tuple(str(q) for q in Queue)
 # ---------------------------------------------------------------------------- settings
 
 
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
-
-
 def window_start() -> float:
-    return _setting("RANKED_WINDOW_START", 3.0)
+    return settings.RANKED_WINDOW_START
 
 
 def window_growth() -> float:
-    return _setting("RANKED_WINDOW_GROWTH", 0.5)
+    return settings.RANKED_WINDOW_GROWTH
 
 
 def bot_after() -> float:
-    return _setting("QUICK_MATCH_BOT_AFTER", 15.0)
+    return settings.QUICK_MATCH_BOT_AFTER
 
 
 def bot_level() -> str:
-    return str(getattr(settings, "QUICK_MATCH_BOT_LEVEL", services.DEFAULT_BOT_LEVEL))
+    return str(settings.QUICK_MATCH_BOT_LEVEL)
 
 
 def window(waited: float) -> float:

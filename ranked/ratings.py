@@ -37,7 +37,7 @@ QUEUE_RULES: dict[str, tuple[str, int]] = {
 
 
 def leaderboard_min_games() -> int:
-    return int(getattr(settings, "RANKED_LEADERBOARD_MIN_GAMES", 5))
+    return int(settings.RANKED_LEADERBOARD_MIN_GAMES)
 
 
 def ordinal(mu: float, sigma: float) -> float:

@@ -41,7 +41,7 @@ CLOSE_NOT_FOUND = 4404
 # waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
 # process behind it. Changes to one match stay in order: the services lock its row.
 _db_threads = ThreadPoolExecutor(
-    max_workers=int(getattr(settings, "LUDO_DB_THREADS", 16)), thread_name_prefix="ludo-db"
+    max_workers=int(settings.LUDO_DB_THREADS), thread_name_prefix="ludo-db"
 )
 
 
@@ -78,8 +78,8 @@ def finish_db_work() -> None:
 
 def _rate() -> tuple[float, int]:
     return (
-        float(getattr(settings, "LUDO_WS_RATE", 8.0)),
-        int(getattr(settings, "LUDO_WS_BURST", 16)),
+        float(settings.LUDO_WS_RATE),
+        int(settings.LUDO_WS_BURST),
     )
 
 

@@ -102,7 +102,7 @@ def store() -> Store:
     global _store
     with _store_lock:
         if _store is None:
-            url = getattr(settings, "REDIS_URL", None)
+            url = settings.REDIS_URL
             if url:
                 # Matches are numbered per database: keep two databases' counts apart.
                 _store = RedisStore(url, str(settings.DATABASES["default"]["NAME"]))

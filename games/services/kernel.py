@@ -64,21 +64,17 @@ class ActionResult:
 # ---------------------------------------------------------------------------- settings
 
 
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
-
-
 def turn_seconds(match: Match) -> float | None:
     """A human's time per step in this match, or None when the match has no clock."""
     rules = match.rules
     if match.mode not in CLOCKED_MODES or not rules.turn_seconds or rules.on_timeout == "none":
         return None
-    return rules.turn_seconds * _setting("LUDO_TIME_SCALE", 1.0)
+    return rules.turn_seconds * timing.time_scale()
 
 
 def bot_delay() -> float:
     """The pause before a bot's step or an auto-move, so people can follow it."""
-    return _setting("LUDO_BOT_DELAY", 0.8)
+    return float(settings.LUDO_BOT_DELAY)
 
 
 # ---------------------------------------------------------------------------- the change
