@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from games.engine import MARKS, Move, State, new_game, rules_name, view_for
+from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name, view_for
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Seat, Status
@@ -117,28 +117,10 @@ def snapshot_for(
     viewer = _viewer_corner(seat_list, state, viewer_user, viewer_corner)
     private = view_for(shown, viewer)
     by_corner = {s.corner: s for s in seat_list}
-    seat_rows = []
-    for corner in rules.seats_for(match.players):
-        colour = rules.colours[corner]
-        seat = by_corner.get(corner)
-        seat_rows.append(
-            {
-                "corner": corner,
-                "colour": colour,
-                "mark": MARKS[colour],
-                "taken": seat is not None,
-                "name": seat_name(seat, match) if seat is not None else None,
-                "bot": bool(seat and seat.bot),
-                "label": BOT_LABEL if seat is not None and seat.bot else None,
-                "you": viewer is not None and corner == viewer,
-                "connected": bool(seat and seat.connected),
-                # The computer plays this player's seat until they are back (mensch, party).
-                "away": bool(seat and seat.away),
-                "missed_turns": seat.missed_turns if seat is not None else 0,
-                "place": seat.place if seat is not None else None,
-                "left": bool(seat and seat.left),
-            }
-        )
+    seat_rows = [
+        _seat_row(match, corner, by_corner.get(corner), viewer)
+        for corner in rules.seats_for(match.players)
+    ]
     playing = state is not None and state.phase != "over"
     legal = (
         [_legal(m) for m in state.legal]
@@ -167,14 +149,7 @@ def snapshot_for(
         "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
         "commitment": match.commitment,
         "legal": legal,
-        "board": {
-            "track_len": rules.track_len,
-            "quarter": rules.quarter,
-            "last_track": rules.last_track,
-            "goal": rules.goal,
-            "safe": sorted(rules.safe),
-            "bonus": {str(s): kind for s, kind in sorted(rules.board.bonus.items())},
-        },
+        "board": _board(rules),
     }
     if rules.power:
         snap["stock"] = list(private.stock[viewer]) if viewer is not None else None
@@ -182,3 +157,35 @@ def snapshot_for(
         snap["shields"] = [list(s) for s in sorted(shown.shields)]
         snap["bonus"] = shown.bonus
     return snap
+
+
+def _seat_row(match: Match, corner: int, seat: Seat | None, viewer: int | None) -> dict[str, Any]:
+    colour = match.rules.colours[corner]
+    return {
+        "corner": corner,
+        "colour": colour,
+        "mark": MARKS[colour],
+        "taken": seat is not None,
+        "name": seat_name(seat, match) if seat is not None else None,
+        "bot": bool(seat and seat.bot),
+        "label": BOT_LABEL if seat is not None and seat.bot else None,
+        "you": viewer is not None and corner == viewer,
+        "connected": bool(seat and seat.connected),
+        # The computer plays this player's seat until they are back (mensch, party).
+        "away": bool(seat and seat.away),
+        "missed_turns": seat.missed_turns if seat is not None else 0,
+        "place": seat.place if seat is not None else None,
+        "left": bool(seat and seat.left),
+    }
+
+
+def _board(rules: Ruleset) -> dict[str, Any]:
+    """The board's geometry, for the browser to draw (the same for every viewer)."""
+    return {
+        "track_len": rules.track_len,
+        "quarter": rules.quarter,
+        "last_track": rules.last_track,
+        "goal": rules.goal,
+        "safe": sorted(rules.safe),
+        "bonus": {str(s): kind for s, kind in sorted(rules.board.bonus.items())},
+    }

@@ -17,6 +17,7 @@ from audit import services as audit
 from audit.clock import db_now
 from games.engine import (
     RULESETS,
+    Ruleset,
     new_game,
     rules_from_name,
     rules_name,
@@ -128,71 +129,35 @@ def match_create(
     ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
     goes into the audit log.
     """
-    if ruleset not in RULESETS:
-        raise ServiceError("bad_request", f"There is no rule set {ruleset!r}")
-    if mode not in Mode.values:
-        raise ServiceError("bad_request", f"There is no mode {mode!r}")
-    chosen = _option_names(house_rules, HOUSE_RULES) + _option_names(options, PARTY_OPTIONS)
+    rules, chosen = _rules_of(ruleset, mode, house_rules, options)
     try:
-        rules = rules_from_name("+".join([ruleset, *chosen]))  # cached: one Board per name
         corners = rules.seats_for(int(players))
     except (ValueError, TypeError) as exc:
         raise ServiceError("bad_request", str(exc)) from exc
     bot_levels = check_bot_levels(bots)
-    if bot_levels and mode == Mode.RANKED:
-        raise ServiceError("ranked_no_bots", "Ranked matches never seat a bot")
-    if set(bot_levels) - set(corners):
-        bad = sorted(set(bot_levels) - set(corners))[0]
-        raise ServiceError("bad_request", f"Corner {bad} has no seat in this match")
-    if first is not None and first not in corners:
-        raise ServiceError("bad_request", f"Corner {first} has no seat in this match")
-    if server_seed is not None and mode != Mode.PRACTICE:
-        raise ServiceError("bad_request", "A chosen server seed is for practice simulations only")
-    free = [c for c in corners if c not in bot_levels]
-    if mode == Mode.LOCAL:
-        if host is None:
-            raise ServiceError("bad_request", "Local play needs the host whose device it is")
-        if not free:
-            raise ServiceError("bad_request", "At least one seat is a person")
-        host_corners = free
-    elif host is not None and free:
-        host_corners = free[:1]
-    elif host is not None and mode != Mode.PRACTICE:
-        raise ServiceError("bad_request", "The host needs a seat, but bots fill every seat")
-    else:
-        host_corners = []
+    _check_corners(mode, corners, bot_levels, first, server_seed)
+    host_corners = _host_corners(mode, host, [c for c in corners if c not in bot_levels])
     seed = server_seed if server_seed is not None else dice.new_server_seed()
     host_seed = check_client_seed(client_seed)
-
+    options_stored = {
+        "rules": rules_name(rules),
+        "house_rules": [n for n in chosen if n in HOUSE_RULES],
+        "pairs": rules.pairs,
+        "power": rules.power,
+        "first": first,
+    }
     with transaction.atomic():
         if mode == Mode.RANKED and host is not None:
             ranked_may_sit(host)
         now = db_now()
-        match = None
-        for _ in range(20):
-            try:
-                with transaction.atomic():
-                    match = Match.objects.create(
-                        code=_new_code(),
-                        ruleset=ruleset,
-                        options={
-                            "rules": rules_name(rules),
-                            "house_rules": [n for n in chosen if n in HOUSE_RULES],
-                            "pairs": rules.pairs,
-                            "power": rules.power,
-                            "first": first,
-                        },
-                        players=len(corners),
-                        mode=mode,
-                        host=host,
-                        server_seed=seed,
-                        commitment=dice.commitment(seed),
-                    )
-                break
-            except IntegrityError:
-                continue  # a room code taken already: draw another
-        if match is None:
-            raise RuntimeError("no free room code after 20 draws")
+        match = _open_room(
+            ruleset=ruleset,
+            options=options_stored,
+            players=len(corners),
+            mode=mode,
+            host=host,
+            server_seed=seed,
+        )
         change = Change(match=match, now=now, seats=[])
         change.event(
             "created",
@@ -203,49 +168,138 @@ def match_create(
                 "commitment": match.commitment,
             },
         )
-        seats = [
-            Seat(
-                match=match,
-                corner=c,
-                user=host,
-                client_seed=host_seed if i == 0 else dice.new_client_seed(),
-                joined_at=now,
-                ip=ip,
-            )
-            for i, c in enumerate(host_corners)
-        ]
-        seats += [bot_seat(match, c, level, now) for c, level in sorted(bot_levels.items())]
-        seats.sort(key=lambda s: s.corner)
-        Seat.objects.bulk_create(seats)
-        change.seats = seats_of(match)
-        for seat in change.seats:
-            joined_event(change, seat)
-        audit.record(
-            action=actions.MATCH_CREATED,
-            actor=host,
-            ip=ip,
-            obj=match,
-            extra={
-                "code": match.code,
-                "rules": rules_name(rules),
-                "mode": mode,
-                "players": len(corners),
-                "commitment": match.commitment,
-                "bots": {str(c): level for c, level in sorted(bot_levels.items())},
-            },
-        )
-        if host_corners:
-            audit.record(
-                action=actions.MATCH_JOINED,
-                actor=host,
-                ip=ip,
-                obj=match,
-                extra={"corners": host_corners},
-            )
+        _seat_host_and_bots(change, host, host_corners, host_seed, bot_levels, ip)
+        _audit_created(change, host, host_corners, bot_levels, ip)
         if len(change.seats) == len(corners):
             deal_first_turn(change)
         save(change)
     return match
+
+
+def _rules_of(
+    ruleset: str,
+    mode: str,
+    house_rules: Mapping[str, Any] | Iterable[str] | None,
+    options: Mapping[str, Any] | Iterable[str] | None,
+) -> tuple[Ruleset, list[str]]:
+    """The Ruleset a new match plays, and the option names chosen for it."""
+    if ruleset not in RULESETS:
+        raise ServiceError("bad_request", f"There is no rule set {ruleset!r}")
+    if mode not in Mode.values:
+        raise ServiceError("bad_request", f"There is no mode {mode!r}")
+    chosen = _option_names(house_rules, HOUSE_RULES) + _option_names(options, PARTY_OPTIONS)
+    try:
+        return rules_from_name("+".join([ruleset, *chosen])), chosen  # cached: one Board a name
+    except (ValueError, TypeError) as exc:
+        raise ServiceError("bad_request", str(exc)) from exc
+
+
+def _check_corners(
+    mode: str,
+    corners: tuple[int, ...],
+    bot_levels: dict[int, str],
+    first: int | None,
+    server_seed: str | None,
+) -> None:
+    """Refuse bots in ranked, a bot or a first player on a corner with no seat, and a chosen
+    server seed outside practice."""
+    if bot_levels and mode == Mode.RANKED:
+        raise ServiceError("ranked_no_bots", "Ranked matches never seat a bot")
+    if set(bot_levels) - set(corners):
+        bad = sorted(set(bot_levels) - set(corners))[0]
+        raise ServiceError("bad_request", f"Corner {bad} has no seat in this match")
+    if first is not None and first not in corners:
+        raise ServiceError("bad_request", f"Corner {first} has no seat in this match")
+    if server_seed is not None and mode != Mode.PRACTICE:
+        raise ServiceError("bad_request", "A chosen server seed is for practice simulations only")
+
+
+def _host_corners(mode: str, host: Any, free: list[int]) -> list[int]:
+    """The host's corners: every free one in local play, else the first free one (none when
+    there is no host, or in practice when bots fill every seat)."""
+    if mode == Mode.LOCAL:
+        if host is None:
+            raise ServiceError("bad_request", "Local play needs the host whose device it is")
+        if not free:
+            raise ServiceError("bad_request", "At least one seat is a person")
+        return free
+    if host is not None and free:
+        return free[:1]
+    if host is not None and mode != Mode.PRACTICE:
+        raise ServiceError("bad_request", "The host needs a seat, but bots fill every seat")
+    return []
+
+
+def _open_room(*, server_seed: str, **fields: Any) -> Match:
+    """The new match row under a fresh room code (drawn again if one is taken)."""
+    for _ in range(20):
+        try:
+            with transaction.atomic():
+                return Match.objects.create(
+                    code=_new_code(),
+                    server_seed=server_seed,
+                    commitment=dice.commitment(server_seed),
+                    **fields,
+                )
+        except IntegrityError:
+            continue  # a room code taken already: draw another
+    raise RuntimeError("no free room code after 20 draws")
+
+
+def _seat_host_and_bots(
+    change: Change,
+    host: Any,
+    host_corners: list[int],
+    host_seed: str,
+    bot_levels: dict[int, str],
+    ip: str | None,
+) -> None:
+    match, now = change.match, change.now
+    seats = [
+        Seat(
+            match=match,
+            corner=c,
+            user=host,
+            client_seed=host_seed if i == 0 else dice.new_client_seed(),
+            joined_at=now,
+            ip=ip,
+        )
+        for i, c in enumerate(host_corners)
+    ]
+    seats += [bot_seat(match, c, level, now) for c, level in sorted(bot_levels.items())]
+    seats.sort(key=lambda s: s.corner)
+    Seat.objects.bulk_create(seats)
+    change.seats = seats_of(match)
+    for seat in change.seats:
+        joined_event(change, seat)
+
+
+def _audit_created(
+    change: Change, host: Any, host_corners: list[int], bot_levels: dict[int, str], ip: str | None
+) -> None:
+    match = change.match
+    audit.record(
+        action=actions.MATCH_CREATED,
+        actor=host,
+        ip=ip,
+        obj=match,
+        extra={
+            "code": match.code,
+            "rules": match.options["rules"],
+            "mode": match.mode,
+            "players": match.players,
+            "commitment": match.commitment,
+            "bots": {str(c): level for c, level in sorted(bot_levels.items())},
+        },
+    )
+    if host_corners:
+        audit.record(
+            action=actions.MATCH_JOINED,
+            actor=host,
+            ip=ip,
+            obj=match,
+            extra={"corners": host_corners},
+        )
 
 
 def deal_first_turn(change: Change) -> None:
