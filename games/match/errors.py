@@ -19,6 +19,7 @@ CODES = frozenset(
         "no_undo",  # undo is for local games only, and there must be something to undo
         "ranked_busy",  # an account plays one ranked match at a time
         "forbidden",  # the user may not do this (not a moderator, not their match, ...)
+        "pause",  # a roll no pawn could use: the die passes on after a short pause
     }
 )
 
