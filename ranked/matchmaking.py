@@ -44,7 +44,8 @@ from audit.clock import db_now
 from games import services
 from games.engine import RULESETS
 from games.match.errors import ServiceError
-from games.models import Match, Seat, Status
+from games.match.selectors import ranked_seat_in_play
+from games.models import Match, Status
 
 from .models import Entry, Queue, Rating
 from .ratings import MU, QUEUE_RULES, SIGMA, ordinal
@@ -86,16 +87,8 @@ def lobby_group(user_id: int) -> str:
 # ---------------------------------------------------------------------------- joining
 
 
-class QueueError(Exception):
+class QueueError(ServiceError):
     """A refused join or cancel; ``code`` as in `games.match.errors`, ``message`` for a person."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
 
 
 def _check_queue(queue: str) -> str:
@@ -106,16 +99,7 @@ def _check_queue(queue: str) -> str:
 
 
 def _active_ranked(user: Any) -> Match | None:
-    seat = (
-        Seat.objects.filter(
-            user_id=user.pk,
-            left=False,
-            match__mode="ranked",
-            match__status__in=(Status.WAITING, Status.ACTIVE),
-        )
-        .select_related("match")
-        .first()
-    )
+    seat = ranked_seat_in_play(user)
     return seat.match if seat else None
 
 

@@ -30,6 +30,7 @@ from games.live.wire import RateLimit, WireError, error_frame, frame, parse
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.match.selectors import match_by_code, match_with_seats, snapshot_for
+from games.services import broadcast
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -128,7 +129,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         match_id, self.corner = found[0], _corner_of(found[1], self.user)
         several = self.user is not None and list(found[1].values()).count(self.user.pk) > 1
         self.viewer_corner = None if several else self.corner
-        self.group = f"match.{match_id}"
+        self.group = broadcast.group_name(match_id)
         # Join the group before reading the snapshot, so no change falls between the two.
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.match_id = match_id

@@ -14,7 +14,7 @@ from typing import Any
 from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name, view_for
 from games.match import rooms
 from games.match.errors import ServiceError
-from games.models import Match, MatchEvent, Seat, Status
+from games.models import Match, MatchEvent, Mode, Seat, Status
 
 STATUS_NAMES = {
     Status.WAITING: "waiting",
@@ -33,6 +33,20 @@ def match_by_code(code: str) -> Match:
     if match is None:
         raise ServiceError("not_found", f"There is no match with room code {code!r}")
     return match
+
+
+def ranked_seat_in_play(user: Any, *, besides: Match | None = None) -> Seat | None:
+    """The user's seat (with its match) in a ranked match that is waiting or being played and
+    that they have not left, other than `besides`: an account plays one at a time."""
+    seats = Seat.objects.filter(
+        user_id=user.pk,
+        left=False,
+        match__mode=Mode.RANKED,
+        match__status__in=(Status.WAITING, Status.ACTIVE),
+    )
+    if besides is not None:
+        seats = seats.exclude(match=besides)
+    return seats.select_related("match").first()
 
 
 def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:

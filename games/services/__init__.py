@@ -17,9 +17,10 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 - `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match;
 - `guests`: a guest's games move to the account they sign in to;
 - `intents`: a client's intent (socket or API) to its action (`match_act`);
-- `ranked_seats`: who may sit in a ranked match.
+- `ranked_seats`: who may sit in a ranked match;
+- `deadlines`: when the match next needs the server (the deadline `kernel.save` deals).
 
-Times come from the database clock (see `games.services.kernel` for the deadlines). Whatever
+Times come from the database clock (see `games.services.deadlines`). Whatever
 fires a due ``turn_deadline`` calls `match_timeout`, which does nothing unless the deadline
 has passed and ``turn_seq`` is still the turn it was given; for a bot's turn it takes the
 bot's step.

@@ -21,7 +21,6 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Now
@@ -30,7 +29,7 @@ from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games.clocks import timing
-from games.engine import Event, IllegalAction, State, as_dict, legal_moves, loads
+from games.engine import Event, IllegalAction, State, as_dict, loads
 from games.engine import Move as EngineMove
 from games.engine import move as engine_move
 from games.engine import resign as engine_resign
@@ -44,10 +43,8 @@ from games.models import ENDED, Match, MatchEvent, Seat, Status, Turn
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
 from games.services import broadcast
+from games.services.deadlines import deadline_of, pass_pause
 from ranked import ratings
-
-# Modes where a human's turn runs against the clock (practice and local play wait).
-CLOCKED_MODES = frozenset({"ranked", "friendly"})
 
 
 @dataclass
@@ -64,34 +61,6 @@ class ActionResult:
     events: list[dict[str, Any]]
     snapshot: dict[str, Any]
     repeated: bool = False
-
-
-# ---------------------------------------------------------------------------- settings
-
-
-def turn_seconds(match: Match) -> float | None:
-    """A human's time per step in this match, or None when the match has no clock."""
-    rules = match.rules
-    if match.mode not in CLOCKED_MODES or not rules.turn_seconds or rules.on_timeout == "none":
-        return None
-    return rules.turn_seconds * timing.time_scale()
-
-
-def bot_delay() -> float:
-    """The pause before a bot's step or an auto-move, so people can follow it."""
-    return float(settings.LUDO_BOT_DELAY)
-
-
-def pass_pause() -> float:
-    """The pause after a roll no pawn can use, before the die passes (seed 001: "the game
-    says so, pauses, passes the die")."""
-    return float(settings.LUDO_PASS_PAUSE)
-
-
-def reclaim_window() -> float:
-    """Seed 000: after two missed turns the bot plays on "until you tap the die at the start of
-    your turn": the seconds the player has at the start of each turn to take the seat back."""
-    return float(settings.LUDO_RECLAIM_SECONDS)
 
 
 # ---------------------------------------------------------------------------- the change
@@ -350,43 +319,6 @@ def begin(match: Match) -> Change:
     return Change(match=match, now=now, seats=seats_of(match))
 
 
-def _deadline(change: Change) -> datetime | None:
-    """When the match next needs the server: a bot's step, an auto-move, or a human's clock."""
-    match, state = change.match, change.state
-    if match.status != Status.ACTIVE or state is None or state.phase == "over":
-        return None
-    # After a roll no pawn could use, the next player's time starts when the die passes.
-    start = max(change.now, match.pause_until or change.now)
-    seat = change.seat_to_play()
-    if seat.bot or seat.away:
-        # A bot's seat, or a player's the computer plays while they are away (presence).
-        return start + timedelta(seconds=bot_delay())
-    rules = match.rules
-    if (
-        rules.on_disconnect == "computer"
-        and match.mode != "local"
-        and not seat.connected
-        and seat.disconnected_at is not None
-    ):
-        # Seed 001: "the game waits 45 seconds for them": their turn waits for the grace
-        # (`seat_grace_expired` hands the seat to the computer and deals a deadline again).
-        return None
-    if state.phase == "move" and len(legal_moves(state)) == 1:
-        return change.now + timedelta(seconds=bot_delay())
-    seconds = turn_seconds(match)
-    if seconds is None:
-        return None
-    if rules.on_timeout == "bot" and seat.missed_turns >= 2:
-        # After two missed turns the bot keeps playing until the player taps the die at the
-        # start of their turn: a short window to do so, then the bot plays the turn.
-        return start + timedelta(seconds=reclaim_window())
-    if change.resume_clock is not None:
-        return start + timedelta(seconds=change.resume_clock)
-    if change.clock_runs_on and match.turn_deadline is not None and match.turn_deadline > start:
-        return match.turn_deadline  # one deadline covers the roll and the move
-    return start + timedelta(seconds=seconds)
-
-
 def _finish_if_over(change: Change) -> None:
     match, state = change.match, change.state
     if state is None or state.phase != "over" or match.status != Status.ACTIVE:
@@ -449,7 +381,7 @@ def save(change: Change, *, keep_deadline: bool = False) -> None:
         match.pause_until = change.now + timedelta(seconds=pass_pause())
         change.match_fields.add("pause_until")
     if not keep_deadline:
-        match.turn_deadline = _deadline(change)
+        match.turn_deadline = deadline_of(change)
     by_model: dict[type, list[Any]] = {}
     for row in change.rows:
         by_model.setdefault(type(row), []).append(row)

@@ -11,11 +11,10 @@ from accounts.models import is_guest
 from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
+from games.match.selectors import ranked_seat_in_play
 from games.models import (
     Match,
-    Mode,
     Seat,
-    Status,
 )
 
 
@@ -26,15 +25,7 @@ def ranked_may_sit(user: Any, match: Match | None = None) -> None:
     if is_guest(user) or not getattr(user, "is_authenticated", False):
         raise ServiceError("forbidden", "Ranked play is for accounts: sign up or sign in first")
     type(user).objects.select_for_update().filter(pk=user.pk).first()
-    busy = Seat.objects.filter(
-        user_id=user.pk,
-        left=False,
-        match__mode=Mode.RANKED,
-        match__status__in=(Status.WAITING, Status.ACTIVE),
-    )
-    if match is not None:
-        busy = busy.exclude(match=match)
-    other = busy.select_related("match").first()
+    other = ranked_seat_in_play(user, besides=match)
     if other is not None:
         raise ServiceError(
             "ranked_busy",
