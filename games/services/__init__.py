@@ -16,6 +16,7 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 - `leave`: forfeit and resign;
 - `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match;
 - `guests`: a guest's games move to the account they sign in to;
+- `reactions`: a player's quick reaction in an online room; `rematch`: the same seats again;
 - `intents`: a client's intent (socket or API) to its action (`match_act`);
 - `ranked_seats`: who may sit in a ranked match;
 - `deadlines`: when the match next needs the server (the deadline `kernel.save` deals).
@@ -29,6 +30,7 @@ Callers outside the package use the names below (``from games import services``)
 """
 
 from games.match.errors import ServiceError
+from games.services import broadcast
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
 from games.services.create import HOUSE_RULES, PARTY_OPTIONS, match_create
 from games.services.guests import seats_hand_over
@@ -39,6 +41,9 @@ from games.services.leave import match_forfeit, match_resign
 from games.services.local import match_set_seat, match_start_over
 from games.services.play import match_move, match_roll, match_timeout
 from games.services.presence import seat_grace_expired, seat_set_connected
+from games.services.reactions import match_react
+from games.services.rematch import match_rematch, rematch_code
+from games.services.restart import match_clock_restart
 from games.services.undo import match_undo
 from games.services.void import match_void
 
@@ -52,9 +57,12 @@ __all__ = [
     "bot_act",
     "match_act",
     "match_create",
+    "match_clock_restart",
     "match_forfeit",
     "match_join",
     "match_move",
+    "match_react",
+    "match_rematch",
     "match_resign",
     "match_roll",
     "match_set_client_seed",
@@ -63,8 +71,12 @@ __all__ = [
     "match_start_over",
     "match_timeout",
     "match_undo",
+    "rematch_code",
     "match_void",
     "seat_grace_expired",
     "seat_set_connected",
     "seats_hand_over",
 ]
+
+# A change whose news could not be delivered restarts its turn's clock (games.services.restart).
+broadcast.undelivered.append(match_clock_restart)

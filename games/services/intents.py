@@ -11,6 +11,7 @@ from games.match.errors import ServiceError
 from games.services.kernel import ActionResult
 from games.services.leave import match_resign
 from games.services.play import match_move, match_roll
+from games.services.reactions import match_react
 from games.services.undo import match_undo
 
 
@@ -33,10 +34,13 @@ class Intent(Protocol):
     def bonus(self) -> str: ...
     @property
     def face(self) -> int | None: ...
+    @property
+    def reaction(self) -> str: ...
 
 
-def match_act(*, match_id: int, user: Any, intent: Intent) -> ActionResult:
-    """Play the user's intent in the match: roll, move, undo or resign."""
+def match_act(*, match_id: int, user: Any, intent: Intent) -> ActionResult | None:
+    """Play the user's intent in the match: roll, move, undo, resign, or a reaction (which
+    changes nothing of the game: None)."""
     if intent.t == "roll":
         return match_roll(
             match_id=match_id,
@@ -58,6 +62,9 @@ def match_act(*, match_id: int, user: Any, intent: Intent) -> ActionResult:
         )
     if intent.t == "undo":
         return match_undo(match_id=match_id, user=user, seq=intent.v)
+    if intent.t == "react":
+        match_react(match_id=match_id, user=user, reaction=intent.reaction)
+        return None
     if intent.t == "resign":
         return match_resign(match_id=match_id, user=user)
     raise ServiceError("bad_request", f"There is no action {intent.t!r}")

@@ -26,7 +26,9 @@ ann = User.objects.create_user("ann", password="pw-for-tests-1")
 bob = User.objects.create_user("bob", password="pw-for-tests-1")
 mod = User.objects.create_user("mod", password="pw-for-tests-1", is_staff=True)
 mod.groups.add(Group.objects.get(name="moderators"))
-match = services.match_create(ruleset="classic", players=2, mode="ranked", host=ann)
+match = services.match_create(
+    ruleset="classic", players=2, mode="ranked", host=ann, paired=[ann, bob]
+)
 services.match_join(code=match.code, user=bob)
 match = play(match, random.Random(8), actions=80)
 print(match.code, match.get_status_display(), match.turn_seq)

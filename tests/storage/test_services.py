@@ -94,7 +94,9 @@ def test_ranked_never_seats_a_bot(make_user) -> None:
     with pytest.raises(ServiceError) as err:
         services.match_create(ruleset="classic", players=2, mode="ranked", host=alice, bots=[2])
     assert err.value.code == "ranked_no_bots"
-    match = services.match_create(ruleset="classic", players=2, mode="ranked", host=alice)
+    match = services.match_create(
+        ruleset="classic", players=2, mode="ranked", host=alice, paired=[alice]
+    )
     with pytest.raises(ServiceError) as err:
         services.match_start(match_id=match.pk, bots_for_empty="easy")
     assert err.value.code == "ranked_no_bots"
@@ -346,7 +348,7 @@ def test_bots_act_on_their_turn_only(make_user) -> None:
     assert Roll.objects.filter(match=match, by="bot").exists()
     snap = snapshot_for(match, viewer_user=alice)
     bot_seat = snap["seats"][1]
-    assert bot_seat["bot"] and bot_seat["label"] == "BOT" and bot_seat["name"] == "Easy bot"
+    assert bot_seat["bot"] and bot_seat["label"] == "BOT" and bot_seat["name"] == "Kai, easy bot"
 
 
 # ---------------------------------------------------------------------------- leaving
