@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models.functions import Now
 
 from audit import services as audit
@@ -97,9 +97,13 @@ class _Change:
     audits: list[Callable[[], Any]] = field(default_factory=list)
     match_fields: set[str] = field(default_factory=set)  # set-once fields to save too
     first_seq: int = 0
+    # When the seat to play could act: the match's previous change (read with the lock), then
+    # each action of this change. A roll's or move's think time runs from it.
+    since: datetime | None = None
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
+        self.since = getattr(self.match, "acted_at", None)
         snap = self.match.snapshot or {}
         if snap.get("notation"):
             self.state = loads(snap["notation"])
@@ -155,6 +159,13 @@ class _Change:
             setattr(seat, name, value)
         self.seats_changed.setdefault(seat.pk, set()).update(values)
 
+    def think_ms(self) -> int | None:
+        """Milliseconds since the seat could act; the next action counts from now."""
+        since, self.since = self.since, self.now
+        if since is None:
+            return None
+        return max(0, round((self.now - since).total_seconds() * 1000))
+
     # -- the actions
 
     def roll(self, seat: Seat, *, face: int, bonus: str, by: str, action_id: str) -> None:
@@ -177,6 +188,7 @@ class _Change:
                 by=by,
                 action_id=action_id,
                 at=self.now,
+                think_ms=self.think_ms(),
             )
         )
         self.rolls += 1
@@ -212,6 +224,7 @@ class _Change:
                 by=by,
                 action_id=action_id,
                 at=self.now,
+                think_ms=self.think_ms(),
             )
         )
         self.state = state
@@ -240,19 +253,26 @@ class _Change:
                 self.move(seat, policy(self.state), shield=False, by=by, action_id="")
 
 
+def _locking() -> models.QuerySet[Match]:
+    """Matches locked until the transaction ends, with the database clock as ``db_now`` and
+    the time of their last event as ``acted_at`` (in the same statement: think times)."""
+    last = MatchEvent.objects.filter(match=models.OuterRef("pk")).order_by("-seq").values("at")
+    return Match.objects.select_for_update().annotate(
+        db_now=Now(), acted_at=models.Subquery(last[:1], output_field=models.DateTimeField())
+    )
+
+
 def _lock(match_id: int) -> Match:
-    """The match, locked until the transaction ends, with the database clock as ``db_now``."""
+    """The match, locked until the transaction ends (see `_locking`)."""
     try:
-        return Match.objects.select_for_update().annotate(db_now=Now()).get(pk=match_id)
+        return _locking().get(pk=match_id)
     except (Match.DoesNotExist, ValueError, TypeError):
         raise ServiceError("not_found", "There is no such match") from None
 
 
 def _lock_code(code: str) -> Match:
     try:
-        return (
-            Match.objects.select_for_update().annotate(db_now=Now()).get(code=normalise_code(code))
-        )
+        return _locking().get(code=normalise_code(code))
     except Match.DoesNotExist:
         raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
 

@@ -132,7 +132,12 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.corner is not None and self.user is not None:
             # Sockets are counted per player across tabs and processes (`games.presence`).
             snapshot = await _arrive(
-                match_id, self.user, self.corner, self.viewer_corner, _socket_ip(self.scope)
+                match_id,
+                self.user,
+                self.corner,
+                self.viewer_corner,
+                _socket_ip(self.scope),
+                _socket_agent(self.scope),
             )
         else:
             snapshot = await self._snapshot()
@@ -299,6 +304,11 @@ def _socket_ip(scope: dict[str, Any]) -> str | None:
         return None
 
 
+def _socket_agent(scope: dict[str, Any]) -> bytes:
+    """The browser's User-Agent header on the socket's handshake (empty if none)."""
+    return next((v for k, v in scope.get("headers") or () if k == b"user-agent"), b"")
+
+
 def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
     """The corner `user` sits in, from {corner: user id}."""
     if user is None:
@@ -351,13 +361,18 @@ async def _loaded(match_id: int, v: int | None) -> Loaded | None:
 
 @on_db_thread
 def _arrive(
-    match_id: int, user: Any, corner: int, viewer_corner: int | None, ip: str | None = None
+    match_id: int,
+    user: Any,
+    corner: int,
+    viewer_corner: int | None,
+    ip: str | None = None,
+    user_agent: bytes = b"",
 ) -> dict[str, Any] | None:
     """Mark the seat connected (grace over) and read the snapshot, in one trip to the
     database thread."""
     from .selectors import snapshot_for
 
-    presence.seat_connected(match_id=match_id, user=user, ip=ip)
+    presence.seat_connected(match_id=match_id, user=user, ip=ip, user_agent=user_agent)
     loaded = _load_now(match_id)
     if loaded is None:
         return None

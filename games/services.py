@@ -51,6 +51,7 @@ from .change import _begin, _Change, _lock, _lock_code, _result, _save, _save_se
 from .change import bot_delay as bot_delay
 from .change import normalise_code as normalise_code
 from .change import turn_seconds as turn_seconds
+from .devices import clean_agent, device_hint
 from .errors import ServiceError
 from .models import CODE_ALPHABET, CODE_LENGTH, ENDED, Match, MatchEvent, Mode, Seat, Status, Turn
 from .models import Move as MoveRow
@@ -153,13 +154,14 @@ def match_create(
     client_seed: str | None = None,
     server_seed: str | None = None,
     ip: str | None = None,
+    user_agent: str = "",
 ) -> Match:
     """Open a match. The host takes the lowest free seat (in local play every seat that is not
     a bot); bots take the corners given. It starts at once when every seat is filled.
 
     ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
     ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
-    goes into the audit log.
+    goes into the audit log; ``user_agent`` (the host's browser) is stored on their seats.
     """
     if ruleset not in RULESETS:
         raise ServiceError("bad_request", f"There is no rule set {ruleset!r}")
@@ -244,6 +246,7 @@ def match_create(
                 client_seed=host_seed if i == 0 else dice.new_client_seed(),
                 joined_at=now,
                 ip=ip,
+                **_agent(user_agent),
             )
             for i, c in enumerate(host_corners)
         ]
@@ -316,7 +319,12 @@ def _start(change: _Change) -> None:
 
 
 def match_join(
-    *, code: str, user: Any, client_seed: str | None = None, ip: str | None = None
+    *,
+    code: str,
+    user: Any,
+    client_seed: str | None = None,
+    ip: str | None = None,
+    user_agent: str = "",
 ) -> Seat:
     """Take the lowest free seat of a waiting match; the match starts when it is full."""
     seed = _check_client_seed(client_seed)
@@ -335,7 +343,13 @@ def match_join(
         if match.mode == Mode.RANKED:
             _ranked_may_sit(user, match=match)
         seat = Seat.objects.create(
-            match=match, corner=free[0], user=user, client_seed=seed, joined_at=change.now, ip=ip
+            match=match,
+            corner=free[0],
+            user=user,
+            client_seed=seed,
+            joined_at=change.now,
+            ip=ip,
+            **_agent(user_agent),
         )
         change.seats = _seats(match)
         _seat_event(change, seat)
@@ -872,7 +886,20 @@ def _seat_back(change: _Change, seat: Seat) -> None:
     change.seat_update(seat, away=False)
 
 
-def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | None = None) -> None:
+def _agent(user_agent: str | bytes | None) -> dict[str, str]:
+    """A seat's browser fields from a User-Agent header (dispute evidence, staff only)."""
+    agent = clean_agent(user_agent)
+    return {"user_agent": agent, "device": device_hint(agent)}
+
+
+def seat_set_connected(
+    *,
+    match_id: int,
+    user: Any,
+    connected: bool,
+    ip: str | None = None,
+    user_agent: str | bytes | None = None,
+) -> None:
     """Record whether the user's seats have a live connection. Connecting clears the grace
     and gives an away seat back to its player; the last connection closing starts the grace
     (`seat_grace_expired` decides, when the clock sweep finds it ran out). The caller counts
@@ -887,7 +914,10 @@ def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | N
             raise ServiceError("not_seated", "You have no seat in this match")
         back = False
         events = []
+        agent = _agent(user_agent) if connected and user_agent else None
         for seat in seats:
+            if agent and agent["user_agent"] != seat.user_agent:
+                change.seat_update(seat, **agent)  # the latest browser the player sat at
             if connected:
                 if seat.connected and not seat.away and seat.disconnected_at is None:
                     continue
@@ -1023,6 +1053,80 @@ def match_void(*, match_id: int, reason: str, actor: Any, ip: str | None = None)
         if queue is not None:
             _store_rerated(ratings.rerate(queue, reason=f"match {match.code} voided"))
     return match
+
+
+def match_unvoid(*, match_id: int, reason: str, actor: Any, ip: str | None = None) -> Match:
+    """Undo a void (a moderator found it wrong): the match counts again. Its places come back
+    from the replay, and a rated match's queue is re-rated with it in its place. Audited with
+    the reason (staff only); the stream says "unvoided"."""
+    reason = str(reason).strip()
+    if not reason:
+        raise ServiceError("bad_request", "Say why the void is undone")
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.status != Status.VOID:
+            raise ServiceError("not_void", "This match is not void")
+        change = _begin(match)
+        state = change.state
+        if state is None or state.phase != "over":
+            raise ServiceError("not_finished", "Only a finished match can count again")
+        queue = ratings.queue_of(match)
+        match.status = Status.FINISHED
+        match.voided_at = None
+        match.void_reason = ""
+        change.match_fields.update({"voided_at", "void_reason"})
+        for place, corner in enumerate(state.placings, start=1):
+            seat = change.seat_at(corner)
+            if seat is not None:
+                change.seat_update(seat, place=place)
+        change.event("unvoided", {"status": "finished"})
+        audit.record(
+            action="match.unvoided",
+            actor=actor,
+            ip=ip,
+            obj=match,
+            extra={"code": match.code, "reason": reason, "queue": queue},
+        )
+        _save(change)
+        if queue is not None:
+            _store_rerated(ratings.rerate(queue, reason=f"match {match.code} counts again"))
+    return match
+
+
+def seat_protect_rating(
+    *, match_id: int, user: Any, reason: str, actor: Any, ip: str | None = None
+) -> list[int]:
+    """A remedy short of a void: the finished ranked match no longer moves `user`'s rating
+    (say, after the server dropped their connection); it still counts for the others. The
+    queue is re-rated. Returns the corners protected."""
+    reason = str(reason).strip()
+    if not reason:
+        raise ServiceError("bad_request", "Say why the rating is protected")
+    with transaction.atomic():
+        match = _lock(match_id)
+        if match.status != Status.FINISHED:
+            raise ServiceError("not_finished", "Only a finished match that counts can be changed")
+        queue = ratings.queue_of(match)
+        if queue is None:
+            raise ServiceError("not_ranked", "This match moved no rating")
+        seats = [s for s in _seats(match) if s.user_id == getattr(user, "pk", None)]
+        if not seats:
+            raise ServiceError("not_seated", "That player has no seat in this match")
+        if all(s.rating_protected for s in seats):
+            raise ServiceError("already_protected", "That player's rating is protected already")
+        for seat in seats:
+            seat.rating_protected = True
+            seat.save(update_fields=["rating_protected"])
+        corners = [s.corner for s in seats]
+        audit.record(
+            action="match.rating_protected",
+            actor=actor,
+            ip=ip,
+            obj=match,
+            extra={"code": match.code, "user": user.pk, "corners": corners, "reason": reason},
+        )
+        _store_rerated(ratings.rerate(queue, reason=f"match {match.code}: a rating protected"))
+    return corners
 
 
 def _store_rerated(results: Mapping[int, ratings.Result]) -> None:

@@ -214,7 +214,12 @@ def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
 
     host = player_for(request)
     try:
-        match = services.match_create(host=host, ip=client_ip(request), **kwargs)
+        match = services.match_create(
+            host=host,
+            ip=client_ip(request),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+            **kwargs,
+        )
     except ServiceError as e:
         messages.error(request, e.message)
         return redirect("home")
@@ -374,7 +379,12 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
 
     match = _match(code)
     try:
-        services.match_join(code=match.code, user=player_for(request), ip=client_ip(request))
+        services.match_join(
+            code=match.code,
+            user=player_for(request),
+            ip=client_ip(request),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+        )
     except ServiceError as e:
         messages.error(request, e.message)
     return redirect("room", code=match.code)
@@ -423,6 +433,8 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         frames.append(
             {
                 "turn": step.turn,
+                # The turn the action was played in (a passing move's `turn` is the next).
+                "in": getattr(row, "turn", None) or frames[-1]["turn"],
                 "seq": step.action.seq,
                 "title": said[0] if said else step.action.kind,
                 "words": said,

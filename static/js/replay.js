@@ -67,7 +67,9 @@ $("last").addEventListener("click", () => show(frames.length - 1));
 $("slider").addEventListener("input", () => show(Number($("slider").value)));
 $("jump").addEventListener("change", () => {
   const turn = Number($("jump").value);
-  const i = frames.findIndex((f) => f.turn >= turn);
+  // A frame's `turn` is the turn after its action (a passing move says the next one), so
+  // look for the first action played in that turn: its `in` (older pages: `turn`).
+  const i = turn <= 1 ? 0 : frames.findIndex((f, k) => k > 0 && (f.in ?? f.turn) >= turn);
   if (i >= 0) show(i);
 });
 document.addEventListener("keydown", (evt) => {
