@@ -65,6 +65,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             ("dispute.opened", "Dispute opened"),
             ("dispute.settled", "Dispute settled"),
             ("dispute.viewed", "Dispute reviewed (private data shown)"),
+            ("dispute.record_viewed", "Player record viewed (private data shown)"),
             ("dispute.assigned", "Dispute claimed or assigned"),
             ("dispute.noted", "Internal note added to a dispute"),
             ("dispute.info_requested", "Player asked for more information"),
