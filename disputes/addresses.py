@@ -4,6 +4,7 @@ record. Staff only."""
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,10 +23,22 @@ class Seen:
     times: int
 
 
+def _telling(ip: str) -> bool:
+    """Whether an address says anything about who was there: not the server's own loopback
+    (every request through a local proxy, or a test client, comes from it)."""
+    try:
+        parsed = ipaddress.ip_address(ip)
+    except ValueError:
+        return False
+    return not (parsed.is_loopback or parsed.is_unspecified)
+
+
 def _merge(rows: list[tuple[str, datetime, datetime, int]]) -> dict[str, Seen]:
     out: dict[str, Seen] = {}
     for ip, first, last, times in rows:
         ip = str(ip)
+        if not _telling(ip):
+            continue
         was = out.get(ip)
         if was is not None:
             first, last, times = min(first, was.first), max(last, was.last), times + was.times
@@ -64,7 +77,7 @@ def sharing(user_id: int, ips: set[str] | None = None) -> list[Shared]:
     """The other accounts seen at any of `user_id`'s addresses, each address with when."""
     from accounts.models import User
 
-    ips = set(addresses_of(user_id)) if ips is None else ips
+    ips = {ip for ip in (set(addresses_of(user_id)) if ips is None else ips) if _telling(ip)}
     if not ips:
         return []
     audited = (

@@ -56,6 +56,7 @@ CODES = frozenset(
         "no_question",  # there is no open question for the player to answer
         "not_void",  # un-void on a match that is not void
         "not_ranked",  # rating protection on a match that moved no rating
+        "already_protected",  # the player's rating is protected from this match already
     }
 )
 

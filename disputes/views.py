@@ -224,7 +224,7 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
         "form": SettleForm(),
         "note_form": NoteForm(),
         "ask_form": AskForm(),
-        "entries": list(dispute.entries.select_related("author").order_by("at", "id")),
+        "thread": list(dispute.entries.select_related("author").order_by("at", "id")),
         "assignable": services.assignable(dispute) if dispute.is_open else [],
         "voided_by": services.voided_by(dispute.match),
         "needs_approval": services.void_needs_approval(dispute.match),
