@@ -53,9 +53,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port: the first one in LUDO_TEST_PORTS ("low-high") when it is set (a shared
+    machine gives each user a range), else any."""
+    low, _, high = os.environ.get("LUDO_TEST_PORTS", "").partition("-")
+    candidates = range(int(low), int(high) + 1) if low and high else [0]
+    for port in candidates:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise RuntimeError(f"no free port in LUDO_TEST_PORTS={low}-{high}")
 
 
 def _database(sqlite_file: Path, tag: str = "browser") -> str:
