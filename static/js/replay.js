@@ -16,7 +16,7 @@ function show(i) {
   const f = frames[at];
   board.render(f.position);
   $("slider").value = String(at);
-  $("where-am-i").textContent = `Step ${at} of ${frames.length - 1} · turn ${f.turn}${f.by && f.by !== "player" ? ` · played by ${f.by}` : ""}`;
+  $("where-am-i").textContent = `Step ${at} of ${frames.length - 1} · turn ${f.in ?? f.turn}${f.by && f.by !== "player" ? ` · played by ${f.by}` : ""}`;
   const ul = $("step-events");
   ul.replaceChildren();
   for (const w of f.words.length ? f.words : [f.title]) {

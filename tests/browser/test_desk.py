@@ -122,6 +122,14 @@ def test_the_desk_queue_review_record_and_an_appeal(
     expect(maria.locator("#bot-title")).to_contain_text("Bot evidence")
     maria.screenshot(path=str(SHOTS / "desk-record-ann-1280-full.png"), full_page=True)
 
+    # The moderators' admin: the match list searched by player, the dispute list fits.
+    maria.goto(f"{site}/admin/games/match/?q=ann")
+    expect(maria.locator("#result_list")).to_contain_text(code)
+    maria.goto(f"{site}/admin/disputes/dispute/")
+    expect(maria.locator("#result_list tbody tr")).to_have_count(4)
+    assert not maria.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+    shoot(maria, "desk-admin-disputes")
+
     omar = people().page()
     sign_in(omar, site, "omar")
     omar.goto(f"{site}/disputes/queue/?who=mine")
