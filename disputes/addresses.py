@@ -7,7 +7,6 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.db.models import Count, Max, Min
 
@@ -109,10 +108,3 @@ def sharing(user_id: int, ips: set[str] | None = None) -> list[Shared]:
     ]
     out.sort(key=lambda s: (s.username, s.ip))
     return out
-
-
-def share_an_address(a: Any, b: Any) -> bool:
-    """Whether two accounts were ever seen at one address."""
-    if a is None or b is None:
-        return False
-    return bool(set(addresses_of(a.pk)) & set(addresses_of(b.pk)))

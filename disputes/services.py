@@ -25,9 +25,9 @@ from audit import services as audit
 from audit.clock import db_now
 from games import services as games
 from games.errors import ServiceError
-from games.models import Match, Mode, Status
+from games.models import Match, Mode, Seat, Status
 
-from .addresses import share_an_address
+from .addresses import addresses_of
 from .models import MODERATORS, CaseEntry, Dispute, DisputeStatus, EntryKind, Reason
 
 TEXT_MAX = 2000
@@ -180,21 +180,44 @@ def dispute_open(
 # ---------------------------------------------------------------------------- conflicts
 
 
+class Conflicts:
+    """A moderator's conflicts of interest, for one dispute or many (the queue): the matches
+    they played and their addresses are read once, each filer's addresses once."""
+
+    def __init__(self, moderator: Any) -> None:
+        self.moderator = moderator
+        self.played = set(
+            Seat.objects.filter(user_id=moderator.pk).values_list("match_id", flat=True)
+        )
+        self.mine = set(addresses_of(moderator.pk))
+        self.theirs: dict[int, set[str]] = {}
+
+    def of(self, dispute: Dispute) -> list[str]:
+        """Why the moderator must not handle `dispute` (empty: they may), in sentences."""
+        moderator, why = self.moderator, []
+        if dispute.match_id in self.played:
+            why.append("You played in this match.")
+        if dispute.player_id == moderator.pk:
+            why.append("You filed this dispute.")
+        else:
+            if dispute.player_id not in self.theirs:
+                self.theirs[dispute.player_id] = set(addresses_of(dispute.player_id))
+            if self.mine & self.theirs[dispute.player_id]:
+                why.append("The player who filed it was seen at one of your addresses.")
+        original = dispute.appeal_of
+        if original is not None and moderator.pk in (
+            original.settled_by_id,
+            original.proposed_by_id,
+        ):
+            why.append("This appeal contests your own decision.")
+        return why
+
+
 def conflicts(dispute: Dispute, moderator: Any) -> list[str]:
     """Why `moderator` must not handle `dispute` (empty: they may). Each reason is a sentence."""
-    why = []
-    if moderator is None:
+    if moderator is None or not getattr(moderator, "is_authenticated", False):
         return ["Nobody is signed in."]
-    if dispute.match.seats.filter(user_id=moderator.pk).exists():
-        why.append("You played in this match.")
-    if dispute.player_id == moderator.pk:
-        why.append("You filed this dispute.")
-    elif share_an_address(moderator, dispute.player):
-        why.append("The player who filed it was seen at one of your addresses.")
-    original = dispute.appeal_of
-    if original is not None and moderator.pk in (original.settled_by_id, original.proposed_by_id):
-        why.append("This appeal contests your own decision.")
-    return why
+    return Conflicts(moderator).of(dispute)
 
 
 def moderators() -> list[Any]:

@@ -194,8 +194,9 @@ def queue(request: HttpRequest) -> HttpResponse:
         rows = rows.filter(assignee__isnull=True)
     rows = rows.order_by("opened_at", "id")
     shown = list(rows[:200])
+    check = services.Conflicts(request.user)
     for d in shown:
-        d.conflict = services.conflicts(d, request.user)
+        d.conflict = check.of(d)
     return render(
         request,
         "disputes/queue.html",
