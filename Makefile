@@ -10,7 +10,7 @@ STAMP := $(VENV)/requirements.stamp
 
 help:
 	@echo "make run   set up .venv, migrate, serve http://127.0.0.1:8000/"
-	@echo "make test  set up .venv, lint, type-check the engine, run the tests"
+	@echo "make test  set up .venv, lint, type-check the engine, check the layers, run the tests"
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -29,4 +29,5 @@ test: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	if [ -d games/engine ]; then $(VENV)/bin/mypy --strict games/engine; fi
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest

@@ -15,9 +15,7 @@ from audit import services as audit
 
 from . import throttle
 from .addresses import client_ip
-from .models import User
-
-GUEST_PREFIX = "guest-"
+from .models import GUEST_PREFIX, User
 
 
 def _email_free(email: str, user: User | None) -> str:

@@ -24,21 +24,14 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
 from audit import services as audit
-from ranked.ratings import leaderboard_min_games, provisional_games
+from games import services
+from ranked.models import provisional_games
+from ranked.ratings import leaderboard_min_games
 
 from . import profiles, throttle
 from .addresses import client_ip
-from .forms import GUEST_PREFIX, AccountForm, SignInForm, SignUpForm
-from .models import User
-
-__all__ = ["GUEST_PREFIX", "SignUpForm", "is_guest", "player_for"]
-
-
-def is_guest(user: object) -> bool:
-    """Whether `user` is a guest player (signed in through the session, without an account)."""
-    return bool(getattr(user, "is_authenticated", False)) and str(
-        getattr(user, "username", "")
-    ).startswith(GUEST_PREFIX)
+from .forms import AccountForm, SignInForm, SignUpForm
+from .models import GUEST_PREFIX, User, is_guest
 
 
 def player_for(request: HttpRequest) -> User:
@@ -104,8 +97,6 @@ class SignInView(auth_views.LoginView):
     next_page = "/"
 
     def form_valid(self, form: SignInForm) -> HttpResponse:  # type: ignore[override]
-        from games import services
-
         guest = self.request.user if is_guest(self.request.user) else None
         response = super().form_valid(form)
         user = form.get_user()

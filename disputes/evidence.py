@@ -22,7 +22,7 @@ from games.engine import State, legal_moves, move
 from games.models import ENDED, Match, Mode, Seat
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
-from games.replay import initial_state, load_actions, steps
+from games.match.replay import initial_state, load_actions, steps
 
 RECENT_MATCHES = 5  # the player's matches the figures are compared with
 POPULATION_ROWS = 5000  # the site's latest player actions, for think times

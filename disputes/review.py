@@ -12,10 +12,10 @@ from django.contrib.auth import get_user_model
 
 from audit.chain import problem_at
 from audit.models import AuditEntry
-from games import dice
+from games.match import dice
+from games.match.replay import ENGINE_KINDS
+from games.match.verify import verify_match
 from games.models import ENDED, Match, MatchEvent, Move, Roll, Seat, Turn
-from games.replay import ENGINE_KINDS
-from games.verify import verify_match
 
 from .models import Dispute
 
@@ -100,7 +100,7 @@ def recent_faces(user: Any, *, limit: int = RECENT_ROLLS) -> list[int]:
 @dataclass
 class Proof:
     ok: bool
-    summary: str  # games.verify's one line: the summary or the first problem
+    summary: str  # games.match.verify's one line: the summary or the first problem
     committed: bool | None  # the revealed seed against its commitment (None: still sealed)
     rolls: list[dict[str, Any]] = field(default_factory=list)
     bad: int = 0
@@ -108,7 +108,7 @@ class Proof:
 
 
 def proof(match: Match) -> Proof:
-    """The whole match checked by games.verify, and every roll re-derived from the seed."""
+    """The whole match checked by games.match.verify, and every roll re-derived from the seed."""
     report = verify_match(match)
     revealed = match.status in ENDED
     out = Proof(report.ok, report.line, None)

@@ -24,7 +24,7 @@ from django.db import IntegrityError, transaction
 from audit import services as audit
 from audit.clock import db_now
 from games import services as games
-from games.errors import ServiceError
+from games.match.errors import ServiceError
 from games.models import Match, Mode, Seat, Status
 
 from .addresses import addresses_of

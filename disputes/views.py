@@ -16,8 +16,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
 from audit.clock import db_now
-from games import views as game_views
 from games.models import Match, Status
+from games.web import views as game_views
 
 from . import evidence, review, services
 from .forms import AnswerForm, AppealForm, AskForm, NoteForm, OpenForm, QueueFilter, SettleForm

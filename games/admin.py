@@ -10,7 +10,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from .models import Match, MatchEvent, Move, Roll, Seat, Turn
+from games.models import Match, MatchEvent, Move, Roll, Seat, Turn
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -16,7 +16,9 @@ class GamesConfig(AppConfig):
         if sys.argv[1:2] == ["runserver"] and (
             os.environ.get("RUN_MAIN") == "true" or "--noreload" in sys.argv
         ):
-            from . import clock
+            # Here, not at the top: the sweeps import models, which exist only once the apps
+            # are ready.
+            from games.clocks import sweeps, timing
 
-            if clock.inprocess_enabled():
-                clock.start_in_process()
+            if timing.inprocess_enabled():
+                sweeps.start_in_process()

@@ -7,7 +7,7 @@ in local mode through `match_roll` / `match_move` (each its own committed transa
 production), and prints:
 - rows and statements written per move and per roll;
 - median and p99 time of a roll+move (a roll that leaves a move, then that move);
-- the time to replay and to verify (`games.verify`) the longest of the matches.
+- the time to replay and to verify (`games.match.verify`) the longest of the matches.
 Not a test: the machine's load shows in the numbers; run it on a quiet machine.
 """
 
@@ -16,8 +16,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# Run as a script, this file's folder (games/) comes first on sys.path, where games/selectors.py
-# would shadow the standard library's `selectors`: look from the repository root instead.
+# Run as a script, this file's folder (games/) comes first on sys.path, where a module named
+# like one of the standard library's (there was a games/selectors.py) would shadow it: look
+# from the repository root instead.
 _HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
@@ -35,7 +36,7 @@ def _setup_django() -> None:
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ludo_site.settings")
-    import django
+    import django  # after sys.path and the settings module are set, just above
 
     django.setup()
 
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--matches", type=int, default=6, help="4-player classic matches to play")
     args = parser.parse_args(argv)
     _setup_django()
-
+    # Django's and the site's modules are imported only now, once django.setup() has run.
     import random
 
     from django.conf import settings
@@ -85,9 +86,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         from accounts.models import User
         from games import services
+        from games.match.replay import replay_snapshot
+        from games.match.verify import verify_match
         from games.models import Match, Move, Roll
-        from games.replay import replay_snapshot
-        from games.verify import verify_match
 
         host = User.objects.create_user("bench-host")
         rng = random.Random(1)

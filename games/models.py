@@ -9,7 +9,7 @@ moderator voids it, cleared by an audited un-void); a seat's ``rating_protected`
 a moderator's remedy); a seat's ``user_agent`` and ``device`` (the latest seen); a seat's
 ``client_seed`` before the start; a seat's ``connected``, ``disconnected_at``, ``away`` and
 ``missed_turns``; and a seat's ratings (set again when a voided match re-rates later ones).
-Everything else is rebuilt by `games.replay` from the rows.
+Everything else is rebuilt by `games.match.replay` from the rows.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class Match(models.Model):
     turn_seq = models.PositiveIntegerField(default=0)  # updated: the current Turn's n
     # Updated: when the player to act runs out of time, or when a bot or an auto-move acts.
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
-    # Updated: a cache of the replay (engine notation plus counters), see games.replay.
+    # Updated: a cache of the replay (engine notation plus counters), see games.match.replay.
     snapshot = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(db_default=Now())
     started_at = models.DateTimeField(null=True, blank=True)  # set once

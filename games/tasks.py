@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import clock
+from games.clocks import sweeps
 
 
 @shared_task(name="games.sweep_clocks", ignore_result=True)
 def sweep_clocks() -> int:
     """Act on every due deadline (beat runs this every second); returns how many acted."""
-    return clock.sweep()
+    return sweeps.sweep()

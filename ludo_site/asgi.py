@@ -3,6 +3,7 @@
 import gc
 import os
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ludo_site.settings")
@@ -15,7 +16,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from games import clock  # noqa: E402
+from games.clocks import sweeps, timing  # noqa: E402
 
 from .routing import websocket_urlpatterns  # noqa: E402
 
@@ -30,8 +31,8 @@ application = ProtocolTypeRouter(
 
 # A server run without Redis (daphne or uvicorn on the embedded default) sweeps the match
 # clocks itself when asked to; `runserver` starts it from games.apps on its own.
-if os.environ.get("LUDO_INPROCESS_CLOCK") and clock.inprocess_enabled():
-    clock.start_in_process()
+if os.environ.get("LUDO_INPROCESS_CLOCK") and timing.inprocess_enabled():
+    sweeps.start_in_process()
 
 
 def tune_gc(*, enabled: bool, thresholds: tuple[int, int, int] | None) -> bool:
@@ -47,8 +48,6 @@ def tune_gc(*, enabled: bool, thresholds: tuple[int, int, int] | None) -> bool:
 
 
 def _tune_gc_from_settings() -> None:
-    from django.conf import settings
-
     tune_gc(
         enabled=getattr(settings, "LUDO_GC_TUNE", False),
         thresholds=getattr(settings, "LUDO_GC_THRESHOLDS", None),

@@ -95,7 +95,7 @@ def database(
     each use, at the price of one ``SELECT 1`` per socket action or read; without it, a
     connection broken by a database restart fails one action and is then replaced. The match
     sockets run their database work on a fixed pool of threads
-    (games.consumers), so at most that many connections per server process stay open.
+    (games.live.consumers), so at most that many connections per server process stay open.
     ``pool`` true uses psycopg's connection pool (Django 5.2's ``OPTIONS["pool"]``) instead,
     which needs ``CONN_MAX_AGE`` 0.
     """

@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, URLResolver
 
-from games.routing import websocket_urlpatterns as games_routes
+from games.live.routing import websocket_urlpatterns as games_routes
 from ranked.routing import websocket_urlpatterns as ranked_routes
 
 websocket_urlpatterns: list[URLPattern | URLResolver] = [*games_routes, *ranked_routes]

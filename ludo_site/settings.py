@@ -97,7 +97,7 @@ CHANNEL_LAYERS = env.channel_layers(REDIS_URL, os.environ.get("CHANNEL_LAYER"))
 LUDO_GC_TUNE = env.parse_bool(os.environ.get("LUDO_GC_TUNE"), default=True)
 LUDO_GC_THRESHOLDS = env.gc_thresholds(os.environ.get("LUDO_GC_THRESHOLDS"))
 
-# Match clocks (games.clock): the rules' durations times LUDO_TIME_SCALE (tests and the
+# Match clocks (games.clocks): the rules' durations times LUDO_TIME_SCALE (tests and the
 # end-to-end run shorten them, production leaves 1); the pause before a bot's step or a lone
 # move's auto-move; and whether the web process sweeps the clocks itself (the embedded
 # default, with no Redis and so no Celery beat).
@@ -106,7 +106,7 @@ LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
 LUDO_INPROCESS_CLOCK = env.parse_bool(
     os.environ.get("LUDO_INPROCESS_CLOCK"), default=REDIS_URL is None
 )
-# Threads per server process for the match sockets' database work (games.consumers); each
+# Threads per server process for the match sockets' database work (games.live.consumers); each
 # holds a database connection while it works.
 LUDO_DB_THREADS = int(os.environ.get("LUDO_DB_THREADS") or 16)
 

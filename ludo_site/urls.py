@@ -4,11 +4,11 @@ from django.contrib import admin
 from django.urls import include, path
 
 urlpatterns = [
-    path("", include("games.page_urls")),
+    path("", include("games.web.page_urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("accounts.page_urls")),
     path("play/", include("ranked.urls")),
     path("disputes/", include("disputes.urls")),
     path("admin/", admin.site.urls),
-    path("", include("games.urls")),
+    path("", include("games.web.urls")),
 ]

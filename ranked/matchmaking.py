@@ -19,7 +19,7 @@ unique constraint) and the match services refuse a second active ranked match, s
 in two matches and nobody meets themselves.
 
 The sweep runs after every join, from Celery beat (`ranked.tasks.sweep_queues`), and from the
-in-process clock (`games.clock`) when there is no Celery.
+in-process clock (`games.clocks.sweeps`) when there is no Celery.
 """
 
 from __future__ import annotations
@@ -37,11 +37,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
 
-from accounts.views import is_guest
+from accounts.models import is_guest
 from audit import services as audit
 from audit.clock import db_now
 from games import services
-from games.errors import ServiceError
+from games.engine import RULESETS
+from games.match.errors import ServiceError
 from games.models import Match, Seat, Status
 
 from .models import Entry, Queue, Rating
@@ -89,7 +90,7 @@ def lobby_group(user_id: int) -> str:
 
 
 class QueueError(Exception):
-    """A refused join or cancel; ``code`` as in `games.errors`, ``message`` for a person."""
+    """A refused join or cancel; ``code`` as in `games.match.errors`, ``message`` for a person."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -351,8 +352,6 @@ def _seat(group: list[Waiting], *, rules: str, size: int, ranked: bool) -> Match
             corners_needed = size - len(entries)
             bots: dict[int, str] = {}
             if corners_needed:
-                from games.engine import RULESETS
-
                 corners = RULESETS[rules].seats_for(size)
                 bots = {c: bot_level() for c in corners[len(entries) :]}
             first = entries[0]

@@ -13,6 +13,15 @@ from django.db import models
 from django.db.models.functions import Now
 
 
+def provisional_games() -> int:
+    return int(getattr(settings, "RANKED_PROVISIONAL_GAMES", 10))
+
+
+def is_provisional(games: int, sigma: float) -> bool:
+    """Fewer games than the provisional count: the rating is still settling."""
+    return games < provisional_games()
+
+
 class Queue(models.TextChoices):
     CLASSIC_2 = "classic-2", "Classic, 2 players"
     CLASSIC_4 = "classic-4", "Classic, 4 players"
@@ -45,8 +54,6 @@ class Rating(models.Model):
     @property
     def provisional(self) -> bool:
         """Too few games, or still too uncertain, for the number to mean much."""
-        from .ratings import is_provisional
-
         return is_provisional(self.games, self.sigma)
 
 

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from . import ratings
-from .models import Queue, Rating
+from .models import Queue, Rating, provisional_games
 
 BOARD_SIZE = 100
 
@@ -36,7 +36,7 @@ def leaderboard(request: HttpRequest, queue: str) -> HttpResponse:
         "rows": rows,
         "mine": mine,
         "min_games": ratings.leaderboard_min_games(),
-        "provisional_games": ratings.provisional_games(),
+        "provisional_games": provisional_games(),
         "board_size": BOARD_SIZE,
     }
     return render(request, "ranked/leaderboard.html", context)

@@ -19,6 +19,7 @@ from django.db import transaction
 from openskill.models import PlackettLuce
 
 from audit import services as audit
+from games.models import Match, Status
 
 from .models import Queue, Rating
 
@@ -34,17 +35,8 @@ QUEUE_RULES: dict[str, tuple[str, int]] = {
 }
 
 
-def provisional_games() -> int:
-    return int(getattr(settings, "RANKED_PROVISIONAL_GAMES", 10))
-
-
 def leaderboard_min_games() -> int:
     return int(getattr(settings, "RANKED_LEADERBOARD_MIN_GAMES", 5))
-
-
-def is_provisional(games: int, sigma: float) -> bool:
-    """Fewer games than the provisional count: the rating is still settling."""
-    return games < provisional_games()
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -165,8 +157,6 @@ def rerate(queue: str, *, reason: str = "") -> dict[int, Result]:
     the result of every seat (by seat id) for the caller to store on the seats. Rating rows are
     rewritten; a player with no rated match left goes back to the start value. Must run inside
     a transaction (the queue's rows stay locked)."""
-    from games.models import Match, Status
-
     assert transaction.get_connection().in_atomic_block, "rerate runs inside a transaction"
     rules, players = QUEUE_RULES[queue]
     rows = {r.user_id: r for r in Rating.objects.select_for_update().filter(queue=queue)}

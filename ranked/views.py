@@ -19,13 +19,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
-from accounts.views import is_guest, player_for
+from accounts.models import is_guest
+from accounts.views import player_for
+from games.match.rooms import spoken
 from games.models import Seat, Status
-from games.rooms import spoken
 
 from . import matchmaking
-from .models import Queue, Rating
-from .ratings import MU, SIGMA, is_provisional, ordinal
+from .models import Queue, Rating, is_provisional
+from .ratings import MU, SIGMA, ordinal
 
 # How each queue is offered on the page.
 QUEUE_CHOICES = [

@@ -11,7 +11,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from games.engine import Ruleset, State, move, new_game, roll, rules_from_name
+from games.engine import Ruleset, State, move, new_game, roll, rules_from_name, rules_name
 
 from . import BOTS
 from .simple import Bot, RandomBot
@@ -142,8 +142,6 @@ def run(
 
 def report(result: Result) -> list[str]:
     """The lines the `bot_tournament` command prints."""
-    from games.engine import rules_name
-
     n = result.games
     lines = [
         f"{rules_name(result.rules)}, {result.players} players, {n} games: "

@@ -24,11 +24,12 @@ from .events import (
     Won,
     as_dict,
 )
-from .notation import dumps, loads, rules_from_name, rules_name
+from .legal import mover_of
+from .notation import rules_from_name, rules_name
+from .pawns import YARD, IllegalAction, Move
 from .play import (
     legal_moves,
     move,
-    mover_of,
     new_game,
     resign,
     roll,
@@ -37,7 +38,7 @@ from .play import (
     timeout_move,
 )
 from .rules import BONUS_OFFSETS, MARKS, MAX_STOCK, RULESETS, STORED_BONUSES, Ruleset
-from .state import YARD, IllegalAction, Move, State
+from .state import State, dumps, loads
 from .view import view_for
 
 __all__ = [

@@ -23,8 +23,10 @@ from .events import (
     TurnPassed,
     Won,
 )
+from .legal import legal_for, mover_of, roll_code
+from .pawns import YARD, IllegalAction, Move
 from .rules import MAX_STOCK, STORED_BONUSES, Ruleset
-from .state import NO_STOCK, YARD, IllegalAction, Move, State
+from .state import NO_STOCK, State
 
 _NO_SHIELDS: frozenset[tuple[int, int, int]] = frozenset()
 _NO_PICKED: frozenset[int] = frozenset()
@@ -124,14 +126,6 @@ def timeout_move(state: State) -> Move:
     return best
 
 
-def mover_of(state: State, player: int) -> int:
-    """The corner whose pawns `player` moves: their own, or in Pairs the partner's once done."""
-    rules = state.rules
-    if rules.pairs and min(state.pawns[player], default=YARD) >= rules.finish_from:
-        return (player + 2) % 4
-    return player
-
-
 def standings(state: State) -> tuple[int, ...]:
     """Every seated corner, best first: finishers in order, then the others by pawns home and
     total progress, then those out (the last to leave above the first)."""
@@ -168,7 +162,7 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
     if six and rules.max_sixes and sixes >= rules.max_sixes:
         return _pass_turn(state, stock, (rolled, SixForfeited(player, sixes)))
     mover = mover_of(state, player) if rules.pairs else player
-    legal = _moves(state, mover, code)
+    legal = legal_for(state, mover, code)
     if legal:
         after = (rules, seats, player, "move", pawns, die, value, sixes, tries, placings, out,
                  legal, stock, picked, shields, bonus)  # fmt: skip
@@ -219,90 +213,6 @@ def _stock_add(
     changed = list(stock)
     changed[player] = (row[0], row[1], row[2])
     return tuple(changed)
-
-
-def _moves(state: State, mover: int, code: int) -> tuple[Move, ...]:
-    """Every legal move of `mover`'s pawns for the roll `code` (the face, or 6 + the face with
-    Double roll), after the compulsions of the rules."""
-    rules = state[0]
-    pawns = state[4]
-    board = rules.board
-    own = pawns[mover]
-    steps = board.steps[mover][code]
-    plain = board.plain
-    found: list[Move] = []
-    for i, p in enumerate(own):
-        row = steps[p + 1]
-        if row is None:
-            continue
-        m, rivals, _ = row[i]
-        if not plain:
-            t = m.to
-            if not rules.land_on_own and t in own:
-                continue
-            if rules.no_jump_home_column and any(p < q < t and q > rules.last_track for q in own):
-                continue
-        if rivals:
-            for c, q in rivals:
-                if q in pawns[c]:
-                    captures = _captures(state, mover, i, m.square, rivals)
-                    if captures:
-                        m = m._replace(captures=captures)
-                    break
-        if not plain and m.square in board.bonus and m.square not in state.picked:
-            m = m._replace(bonus=board.bonus[m.square])
-        found.append(m)
-    if plain or not found:
-        return tuple(found)
-    if rules.must_bring_out and not rules.optional_bring_out and YARD in own:
-        # The start square is cleared first; else a six must bring a waiting pawn out.
-        if 0 in own:
-            clear = [m for m in found if m.frm == 0]
-            if clear:
-                return tuple(clear)
-        elif code == 6:
-            return tuple(m for m in found if m.frm == YARD)
-    if rules.compulsory_capture:
-        capturing = [m for m in found if m.captures]
-        if capturing:
-            return tuple(capturing)
-    return tuple(found)
-
-
-def _code(face: int, bonus: str) -> int:
-    """The index of a roll in the move tables: the face, or 6 + the face with Double roll."""
-    return face + 6 if bonus == "double" else face
-
-
-def _captures(
-    state: State, mover: int, pawn: int, s: int, others: tuple[tuple[int, int], ...]
-) -> tuple[tuple[int, int], ...]:
-    """The pawns sent to their yard when `mover`'s `pawn` lands on track square `s`, where
-    `others` lists each other corner with the progress at which it would stand there."""
-    rules = state.rules
-    there = [(c, j) for c, q in others for j, x in enumerate(state.pawns[c]) if x == q]
-    partner = (mover + 2) % 4 if rules.pairs else -1
-    rivals = [cp for cp in there if cp[0] != partner]
-    if not rivals:
-        return ()
-    shielded = {(c, p) for _, c, p in state.shields} if state.shields else set()
-    if rules.capture == "all":
-        return tuple(cp for cp in rivals if cp not in shielded)
-    if rules.capture == "lone":
-        return (rivals[0],) if len(rivals) == 1 and rivals[0] not in shielded else ()
-    # "count": each rival (a pair counts together) with no more pawns there than the mover.
-    at = rules.board.progress[mover][s]
-    mine = 1 + sum(1 for j, q in enumerate(state.pawns[mover]) if j != pawn and q == at)
-    mine += sum(1 for cp in there if cp[0] == partner)
-    groups: dict[int, list[tuple[int, int]]] = {}
-    for cp in rivals:
-        key = cp[0] % 2 if rules.pairs else cp[0]
-        groups.setdefault(key, []).append(cp)
-    sent: list[tuple[int, int]] = []
-    for group in groups.values():
-        if len(group) <= mine:
-            sent.extend(cp for cp in group if cp not in shielded)
-    return tuple(sorted(sent))
 
 
 def _any_out(rules: Ruleset, own: tuple[int, ...]) -> bool:
@@ -641,7 +551,7 @@ def resign(state: State, corner: int, reason: str = "resigned") -> tuple[State, 
     if state.phase == "move":
         # The roll in hand may have captured pawns that are now gone.
         mover = mover_of(after, state.to_play)
-        after = after._replace(legal=_moves(after, mover, _code(state.face, state.bonus)))
+        after = after._replace(legal=legal_for(after, mover, roll_code(state.face, state.bonus)))
         if not after.legal:
             return _pass_turn(after, state.stock, tuple(events))
     return after, tuple(events)

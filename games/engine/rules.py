@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from .events import Moved, Released
-    from .state import Move
+from .events import Moved, Released
+from .pawns import YARD, Move
 
-    Step = tuple[Move, tuple[tuple[int, int], ...], Moved | Released]
+Step = tuple[Move, tuple[tuple[int, int], ...], Moved | Released]
 
 Capture = Literal["all", "lone", "count"]
 Ending = Literal["first", "last"]
@@ -148,6 +147,7 @@ class Board:
                 for off, kind in BONUS_OFFSETS.items():
                     bonus[q * rules.quarter + off] = kind
         self.bonus = bonus
+
         # steps[c][code][p + 1][i] = (move, rivals) for corner c's pawn i at progress p, where
         # code is the face (1..6) or 6 + the face for a Double roll (which moves twice the face
         # and brings no pawn out); move is the Move before captures and bonuses, and rivals
@@ -155,9 +155,6 @@ class Board:
         # square when it is a plain track square (empty on safe squares and off the track);
         # None where no pawn at p can move. Built once, so that listing the legal moves
         # allocates nothing in the usual case.
-        from .events import Moved, Released
-        from .state import YARD, Move
-
         def step(c: int, code: int, p: int) -> tuple[Step, ...] | None:
             die = code if code <= 6 else 2 * (code - 6)
             t = 0 if p == YARD else p + die

@@ -10,7 +10,7 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from ludo_site.asgi import application as site
 
 if os.environ.get("LUDO_TEST_CLOCK_EVERY"):
-    from games import clock
+    from games.clocks import sweeps as clock
 
     clock.start_in_process(every=float(os.environ["LUDO_TEST_CLOCK_EVERY"]))
 

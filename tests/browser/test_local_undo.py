@@ -101,7 +101,7 @@ def test_shield_chosen_after_the_roll_goes_with_the_move(site: str, people: Any)
     the test (Playwright's WebSocket routing), standing in for a server position where the
     player holds a Shield; the services' side is tested in tests/realtime."""
     from games.engine import move, new_game, roll, rules_from_name
-    from games.selectors import _legal
+    from games.match.selectors import _legal
 
     page = people(PHONE).page()
     page.goto(site + "/play/local/")  # a guest session, with a local game of its own

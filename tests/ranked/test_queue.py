@@ -14,9 +14,9 @@ from django.db.models import F
 from accounts.models import User
 from audit.models import AuditEntry
 from games import services
-from games.change import turn_seconds
-from games.errors import ServiceError
+from games.match.errors import ServiceError
 from games.models import Match, Seat, Status
+from games.services.kernel import turn_seconds
 from ranked import matchmaking, tasks
 from ranked.matchmaking import QueueError, Waiting
 from ranked.models import Entry, Rating

@@ -15,7 +15,7 @@ from django.db import connections
 from django.test import Client
 
 from accounts.models import User
-from games import clock
+from games.clocks import sweeps as clock
 from ludo_site.asgi import application
 from ludo_site.celery import app as celery_app
 from ranked import matchmaking

@@ -12,9 +12,9 @@ from accounts.models import User
 from audit import chain
 from audit.models import AuditEntry
 from games import services
-from games.errors import ServiceError
+from games.match.errors import ServiceError
+from games.match.verify import verify_match
 from games.models import Seat, Status
-from games.verify import verify_match
 from ranked import ratings
 from ranked.models import Rating
 

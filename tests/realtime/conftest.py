@@ -16,7 +16,8 @@ from django.db import connection, connections, transaction
 from django.test import Client
 
 from accounts.models import User
-from games import consumers, presence, services
+from games import services
+from games.live import consumers, presence
 from games.models import Match
 from ludo_site.asgi import application
 

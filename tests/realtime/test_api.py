@@ -9,7 +9,8 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from games import dice, services
+from games import services
+from games.match import dice
 from games.models import Match, Status
 
 pytestmark = pytest.mark.django_db

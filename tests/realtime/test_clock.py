@@ -12,7 +12,9 @@ import pytest
 from django.db import connection
 
 from accounts.models import User
-from games import clock, services, tasks
+from games import services, tasks
+from games.clocks import sweeps as clock
+from games.clocks import timing
 from games.models import Match, MatchEvent, Roll, Seat, Status
 from ludo_site.celery import app as celery_app
 
@@ -188,14 +190,14 @@ def test_in_process_clock_wakes_for_a_new_deadline_not_at_its_tick(settings: Any
         assert MatchEvent.objects.filter(match=match, kind="timeout").count() >= 2
     finally:
         ticking.stop()
-    assert not ticking.thread.is_alive() and not clock.running()
+    assert not ticking.thread.is_alive() and not timing.running()
 
 
 def test_inprocess_default_follows_redis(settings: Any) -> None:
     del settings.LUDO_INPROCESS_CLOCK
     settings.REDIS_URL = None
-    assert clock.inprocess_enabled()
+    assert timing.inprocess_enabled()
     settings.REDIS_URL = "redis://127.0.0.1:6379/0"
-    assert not clock.inprocess_enabled()
+    assert not timing.inprocess_enabled()
     settings.LUDO_INPROCESS_CLOCK = True
-    assert clock.inprocess_enabled()
+    assert timing.inprocess_enabled()

@@ -10,9 +10,9 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games import consumers
+from games.live import consumers
+from games.live.wire import MAX_FRAME_BYTES
 from games.models import Match, Seat
-from games.wire import MAX_FRAME_BYTES
 
 from .conftest import socket, two_player
 

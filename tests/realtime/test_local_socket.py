@@ -12,9 +12,9 @@ from channels.db import database_sync_to_async
 from accounts.models import User
 from games import services
 from games.engine import roll as engine_roll
+from games.match.replay import snapshot_of
+from games.match.verify import verify_match
 from games.models import Match, MatchEvent
-from games.replay import snapshot_of
-from games.verify import verify_match
 
 from .conftest import socket
 

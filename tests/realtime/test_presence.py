@@ -18,10 +18,12 @@ from django.utils import timezone
 
 from accounts.models import User
 from audit.models import AuditEntry
-from games import clock, presence, services
+from games import services
+from games.clocks import sweeps as clock
+from games.live import presence
+from games.match.selectors import snapshot_for
+from games.match.verify import verify_match
 from games.models import Match, MatchEvent, Roll, Seat, Status
-from games.selectors import snapshot_for
-from games.verify import verify_match
 
 from .conftest import locked_elsewhere, two_player
 
@@ -338,9 +340,9 @@ def test_a_locked_match_is_skipped_by_the_grace_sweep(settings: Any) -> None:
     settings.LUDO_TIME_SCALE = SCALE
     time.sleep(0.08)
     with locked_elsewhere(match) as holder:
-        assert presence.sweep_grace(batch=10) == 0
+        assert clock.sweep_grace(batch=10) == 0
         assert holder.is_alive(), "the sweep waited for the lock instead of skipping the match"
-    assert presence.sweep_grace(batch=10) == 1
+    assert clock.sweep_grace(batch=10) == 1
 
 
 def test_socket_counts_are_shared_through_redis(settings: Any) -> None:

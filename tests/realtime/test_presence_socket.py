@@ -17,7 +17,8 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from accounts.models import User
-from games import clock, consumers
+from games.clocks import sweeps as clock
+from games.live import consumers
 from games.models import Match, Seat, Status
 
 from .conftest import socket, two_player

@@ -1,6 +1,6 @@
 """Room codes as people type them, and the QR code of the join link."""
 
-from games import rooms
+from games.match import rooms
 from games.models import CODE_ALPHABET, CODE_LENGTH
 
 

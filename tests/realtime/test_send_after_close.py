@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.consumers import MatchConsumer
+from games.live.consumers import MatchConsumer
 
 
 def consumer_whose_send_raises(exc: BaseException) -> MatchConsumer:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from games.wire import MAX_FRAME_BYTES, Intent, RateLimit, WireError, frame, parse
+from games.live.wire import MAX_FRAME_BYTES, Intent, RateLimit, WireError, frame, parse
 
 
 def refused(text: str | None, data: bytes | None = None) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from games import services
+from games.match.verify import verify_match
 from games.models import Match, MatchEvent, Roll, Status
-from games.verify import verify_match
 
 
 def play_out(match: Match, limit: int = 5000) -> Match:

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from games import dice
+from games.match import dice
 from games.models import Match, Roll, Status
 
 pytestmark = pytest.mark.django_db

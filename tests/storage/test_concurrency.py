@@ -17,10 +17,10 @@ from audit import chain
 from audit.models import AuditEntry
 from audit.services import CHAIN_LOCK_KEY, record
 from games import services
-from games.errors import ServiceError
+from games.match.errors import ServiceError
+from games.match.replay import replay_snapshot
+from games.match.verify import verify_match
 from games.models import Match, MatchEvent, Move, Roll
-from games.replay import replay_snapshot
-from games.verify import verify_match
 
 from .driver import current, local_match, step
 

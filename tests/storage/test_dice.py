@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from games import dice
+from games.match import dice
 
 SEED = "9f" * 32
 CLIENT = "alice.bob"

@@ -9,9 +9,9 @@ import random
 import pytest
 
 from games.management.commands.simulate_match import simulate
+from games.match.replay import replay, replay_snapshot, steps
+from games.match.verify import verify_match
 from games.models import Match, Status
-from games.replay import replay, replay_snapshot, steps
-from games.verify import verify_match
 
 from .driver import VARIANTS, current, local_match, play, variant_id
 

@@ -8,10 +8,12 @@ from datetime import timedelta
 import pytest
 
 from audit.models import AuditEntry
-from games import broadcast, dice, services
-from games.errors import ServiceError
+from games import services
+from games.match import dice
+from games.match.errors import ServiceError
+from games.match.selectors import match_by_code, snapshot_for
 from games.models import Match, MatchEvent, Move, Roll, Seat, Status, Turn
-from games.selectors import match_by_code, snapshot_for
+from games.services import broadcast
 
 from .driver import current
 

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 
 from audit.models import AuditEntry
-from games import dice, services
-from games.errors import ServiceError
+from games import services
+from games.match import dice
+from games.match.errors import ServiceError
+from games.match.replay import replay_snapshot, steps
+from games.match.verify import verify_match
 from games.models import Match, MatchEvent, Move, Roll, Status, Turn
-from games.replay import replay_snapshot, steps
-from games.verify import verify_match
 
 from .driver import current
 

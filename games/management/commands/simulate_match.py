@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games import services
 from games.engine import RULESETS
-from games.errors import ServiceError
+from games.match.errors import ServiceError
 from games.models import Match, Status
 
 MAX_STEPS = 100_000

@@ -8,9 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.errors import ServiceError
-from games.selectors import match_by_code
-from games.verify import verify_match
+from games.match.errors import ServiceError
+from games.match.selectors import match_by_code
+from games.match.verify import verify_match
 
 
 class Command(BaseCommand):

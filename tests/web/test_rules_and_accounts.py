@@ -10,7 +10,7 @@ from django.test import Client
 
 from accounts.models import User
 from games.engine import RULESETS
-from games.rules_page import board_config, examples
+from games.web.rules_page import board_config, examples
 
 pytestmark = pytest.mark.django_db
 

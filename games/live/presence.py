@@ -4,8 +4,8 @@ The state is on the seat, written by the services only (`games.services`, "prese
 ``connected``, ``disconnected_at`` (when the seat's last connection closed) and ``away`` (the
 computer plays the seat until the player is back). The clock sweep finds the graces that ran
 out with a database query (`sweep_grace`) and hands each to `services.seat_grace_expired`;
-the computer's steps for an away seat are the match's ordinary deadline (`games.change`), so
-the turn sweep plays them.
+the computer's steps for an away seat are the match's ordinary deadline
+(`games.services.kernel`), so the turn sweep plays them.
 
 What is kept here is how many sockets each player has open in a room, so that a second tab
 closing does not start the grace while another is open: a Redis counter when Redis is
@@ -22,11 +22,9 @@ from collections import Counter
 from typing import Any, Protocol
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
-from django.db.models.functions import Now
 
-from .errors import ServiceError
+from games import services
+from games.match.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +68,7 @@ class RedisStore:
     """Socket counts every server process shares."""
 
     def __init__(self, url: str, namespace: str) -> None:
+        # Here, not at the top: the embedded default (no Redis) never loads the client.
         import redis
 
         self.client: Any = redis.Redis.from_url(url, socket_timeout=10)
@@ -127,8 +126,6 @@ def seat_connected(
 ) -> None:
     """A seated player's socket opened: they are back in their seat (grace over, and a seat
     the computer played is theirs again)."""
-    from . import services
-
     store().opened(match_id, user.pk)
     # A seat that is gone (the match was deleted) has nothing to mark.
     with contextlib.suppress(ServiceError):
@@ -140,8 +137,6 @@ def seat_connected(
 def seat_disconnected(*, match_id: int, user: Any, ip: str | None = None) -> None:
     """A seated player's socket closed; if it was their last one in the room, the seat is
     marked disconnected and its grace starts."""
-    from . import services
-
     if store().closed(match_id, user.pk) > 0:
         return
     try:
@@ -151,66 +146,3 @@ def seat_disconnected(*, match_id: int, user: Any, ip: str | None = None) -> Non
             services.seat_set_connected(match_id=match_id, user=user, connected=True, ip=ip)
     except ServiceError:
         return
-
-
-# ---------------------------------------------------------------------------- the sweep
-
-
-def due_graces(*, batch: int) -> list[tuple[int, int]]:
-    """(match id, corner) of the seats whose grace ran out, by the database clock: for each
-    preset with a grace, a seat of an active online match whose last connection closed the
-    preset's grace ago (counted from the start at the earliest), not yet away or out."""
-    from games.engine import RULESETS
-
-    from .clock import scaled
-    from .models import Mode, Seat, Status
-
-    due: list[tuple[int, int]] = []
-    for name, rules in RULESETS.items():
-        if rules.on_disconnect == "none" or rules.disconnect_seconds is None:
-            continue
-        cutoff = Now() - scaled(rules.disconnect_seconds)
-        due += list(
-            Seat.objects.filter(
-                match__status=Status.ACTIVE,
-                match__ruleset=name,
-                match__started_at__lte=cutoff,
-                disconnected_at__lte=cutoff,
-                connected=False,
-                away=False,
-                left=False,
-            )
-            .filter(Q(bot__isnull=True) | Q(bot=""))
-            .exclude(match__mode=Mode.LOCAL)
-            .order_by("disconnected_at")
-            .values_list("match_id", "corner")[: batch - len(due)]
-        )
-        if len(due) >= batch:
-            break
-    return due
-
-
-def sweep_grace(*, batch: int) -> int:
-    """Act on every grace that ran out; returns how many seats were acted on."""
-    from . import services
-    from .models import Match, Status
-
-    acted = 0
-    for match_id, corner in due_graces(batch=batch):
-        with transaction.atomic():
-            # Like the turn sweep: a match another sweep holds is left to it.
-            locked = list(
-                Match.objects.select_for_update(skip_locked=True)
-                .filter(pk=match_id, status=Status.ACTIVE)
-                .values_list("pk", flat=True)
-            )
-            if not locked:
-                continue
-            try:
-                outcome = services.seat_grace_expired(match_id=match_id, corner=corner)
-            except ServiceError as e:
-                log.info("presence: match %s corner %s: %s", match_id, corner, e)
-                continue
-        if outcome is not None:
-            acted += 1
-    return acted

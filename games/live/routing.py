@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .consumers import MatchConsumer
+from games.live.consumers import MatchConsumer
 
 websocket_urlpatterns = [
     path("ws/match/<str:code>/", MatchConsumer.as_asgi(), name="ws-match"),

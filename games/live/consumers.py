@@ -1,7 +1,7 @@
 """The match room over WebSocket (``ws/match/<room code>/``): thin, as DESIGN.md asks.
 
 A consumer authenticates (the session, through ``AuthMiddlewareStack``), validates a frame's
-shape (`games.wire`), calls one service and relays. It never changes a match itself: the
+shape (`games.live.wire`), calls one service and relays. It never changes a match itself: the
 services lock, check, store, commit and broadcast ``match.update`` to the group
 ``match.<id>``; each consumer then sends its own viewer's snapshot, so what a viewer may not
 see (another player's Power stock) never reaches them.
@@ -24,9 +24,12 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connections
 
-from . import presence, rooms
-from .errors import ServiceError
-from .wire import Intent, RateLimit, WireError, error_frame, frame, parse
+from games import services
+from games.live import presence
+from games.live.wire import Intent, RateLimit, WireError, error_frame, frame, parse
+from games.match import rooms
+from games.match.errors import ServiceError
+from games.match.selectors import match_by_code, match_with_seats, snapshot_for
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -130,7 +133,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.match_id = match_id
         if self.corner is not None and self.user is not None:
-            # Sockets are counted per player across tabs and processes (`games.presence`).
+            # Sockets are counted per player across tabs and processes (`games.live.presence`).
             snapshot = await _arrive(
                 match_id,
                 self.user,
@@ -189,7 +192,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ server -> client
 
     async def match_update(self, event: dict[str, Any]) -> None:
-        """A committed change (from `games.broadcast`): send it with this viewer's snapshot.
+        """A committed change (from `games.services.broadcast`): send it with this viewer's
+        snapshot.
 
         Game events carry their ``seq``; one this socket's last snapshot already holds is not
         sent again. Presence events (connected, disconnected, away, back) carry none: they
@@ -258,8 +262,6 @@ class MatchConsumer(AsyncWebsocketConsumer):
         loaded = await _loaded(self.match_id, v)
         if loaded is None:
             return None
-        from .selectors import snapshot_for
-
         match, seats = loaded
         # No query here: the seats come with their users.
         return snapshot_for(
@@ -321,8 +323,6 @@ def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
 
 @on_db_thread
 def _find(code: str) -> tuple[int, dict[int, int | None]] | None:
-    from .selectors import match_by_code
-
     try:
         match = match_by_code(code)
     except ServiceError:
@@ -370,8 +370,6 @@ def _arrive(
 ) -> dict[str, Any] | None:
     """Mark the seat connected (grace over) and read the snapshot, in one trip to the
     database thread."""
-    from .selectors import snapshot_for
-
     presence.seat_connected(match_id=match_id, user=user, ip=ip, user_agent=user_agent)
     loaded = _load_now(match_id)
     if loaded is None:
@@ -380,8 +378,6 @@ def _arrive(
 
 
 def _load_now(match_id: int) -> Loaded | None:
-    from .selectors import match_with_seats
-
     return match_with_seats(match_id)  # one query
 
 
@@ -390,8 +386,6 @@ _load = on_db_thread(_load_now)
 
 def _act(match_id: int, user: Any, intent: Intent) -> Any:
     """The one service call for a client's intent; its `ActionResult`."""
-    from . import services
-
     if intent.t == "roll":
         return services.match_roll(
             match_id=match_id,

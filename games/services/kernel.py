@@ -23,20 +23,22 @@ from django.db.models.functions import Now
 
 from audit import services as audit
 from audit.clock import db_now
+from games.clocks import timing
 from games.engine import Event, IllegalAction, State, as_dict, legal_moves, loads
 from games.engine import Move as EngineMove
 from games.engine import move as engine_move
 from games.engine import resign as engine_resign
 from games.engine import roll as engine_roll
 from games.engine.events import TurnPassed
+from games.match import dice
+from games.match.errors import ServiceError
+from games.match.replay import snapshot_of
+from games.match.selectors import snapshot_for
+from games.models import ENDED, Match, MatchEvent, Seat, Status, Turn
+from games.models import Move as MoveRow
+from games.models import Roll as RollRow
+from games.services import broadcast
 from ranked import ratings
-
-from . import broadcast, clock, dice
-from .errors import ServiceError
-from .models import Match, MatchEvent, Seat, Status, Turn
-from .models import Move as MoveRow
-from .models import Roll as RollRow
-from .replay import snapshot_of
 
 # Modes where a human's turn runs against the clock (practice and local play wait).
 CLOCKED_MODES = frozenset({"ranked", "friendly"})
@@ -82,7 +84,7 @@ def bot_delay() -> float:
 
 
 @dataclass
-class _Change:
+class Change:
     """The rows one service call appends, and the match as it will be saved."""
 
     match: Match
@@ -253,6 +255,31 @@ class _Change:
                 self.move(seat, policy(self.state), shield=False, by=by, action_id="")
 
 
+def check_active(match: Match) -> None:
+    if match.status in ENDED:
+        raise ServiceError("over", "This match has ended")
+    if match.status != Status.ACTIVE:
+        raise ServiceError("bad_request", "This match has not started")
+
+
+def acting_seat(change: Change, user: Any, corner: int | None) -> Seat:
+    """The seat acting: the user's (the one to play, if they hold several) or `corner`'s."""
+    if user is None and corner is None:
+        raise ServiceError("bad_request", "Say who acts: a user or a corner")
+    if user is None:
+        seat = change.seat_at(int(corner)) if corner is not None else None
+        if seat is None:
+            raise ServiceError("not_seated", f"Corner {corner} has no seat in this match")
+        return seat
+    mine = [s for s in change.seats if s.user_id == user.pk]
+    if corner is not None:
+        mine = [s for s in mine if s.corner == corner]
+    if not mine:
+        raise ServiceError("not_seated", "You have no seat in this match")
+    to_play = change.state.to_play if change.state is not None else None
+    return next((s for s in mine if s.corner == to_play), mine[0])
+
+
 def _locking() -> models.QuerySet[Match]:
     """Matches locked until the transaction ends, with the database clock as ``db_now`` and
     the time of their last event as ``acted_at`` (in the same statement: think times)."""
@@ -262,7 +289,7 @@ def _locking() -> models.QuerySet[Match]:
     )
 
 
-def _lock(match_id: int) -> Match:
+def lock_match(match_id: int) -> Match:
     """The match, locked until the transaction ends (see `_locking`)."""
     try:
         return _locking().get(pk=match_id)
@@ -270,7 +297,7 @@ def _lock(match_id: int) -> Match:
         raise ServiceError("not_found", "There is no such match") from None
 
 
-def _lock_code(code: str) -> Match:
+def lock_match_code(code: str) -> Match:
     try:
         return _locking().get(code=normalise_code(code))
     except Match.DoesNotExist:
@@ -281,16 +308,16 @@ def normalise_code(code: str) -> str:
     return "".join(str(code).split()).upper()
 
 
-def _seats(match: Match) -> list[Seat]:
+def seats_of(match: Match) -> list[Seat]:
     return list(Seat.objects.filter(match=match).select_related("user").order_by("corner"))
 
 
-def _begin(match: Match) -> _Change:
+def begin(match: Match) -> Change:
     now = getattr(match, "db_now", None) or db_now()
-    return _Change(match=match, now=now, seats=_seats(match))
+    return Change(match=match, now=now, seats=seats_of(match))
 
 
-def _deadline(change: _Change) -> datetime | None:
+def _deadline(change: Change) -> datetime | None:
     """When the match next needs the server: a bot's step, an auto-move, or a human's clock."""
     match, state = change.match, change.state
     if match.status != Status.ACTIVE or state is None or state.phase == "over":
@@ -310,7 +337,7 @@ def _deadline(change: _Change) -> datetime | None:
     return change.now + timedelta(seconds=seconds)
 
 
-def _finish_if_over(change: _Change) -> None:
+def _finish_if_over(change: Change) -> None:
     match, state = change.match, change.state
     if state is None or state.phase != "over" or match.status != Status.ACTIVE:
         return
@@ -359,7 +386,7 @@ def _finish_if_over(change: _Change) -> None:
         change.audits.append(partial(ratings.record_changes, match, results))
 
 
-def _save(change: _Change) -> None:
+def save(change: Change) -> None:
     """Write everything the change appended and the match's updated fields."""
     match = change.match
     _finish_if_over(change)
@@ -376,17 +403,17 @@ def _save(change: _Change) -> None:
         MatchEvent.objects.bulk_create(change.events)
     updated = {"snapshot", "seq", "status", "turn_seq", "turn_deadline", *change.match_fields}
     match.save(update_fields=sorted(updated))
-    _save_seats(change)
+    save_seats(change)
     for write in change.audits:
         write()
     if change.events:
         events = [e.as_wire() for e in change.events]
         transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
-    if match.turn_deadline is not None and clock.running():
-        transaction.on_commit(clock.poke)  # the in-process clock, if any: a new deadline
+    if match.turn_deadline is not None and timing.running():
+        transaction.on_commit(timing.poke)  # the in-process clock, if any: a new deadline
 
 
-def _save_seats(change: _Change) -> None:
+def save_seats(change: Change) -> None:
     """Write the fields the change set on each seat (only those)."""
     for seat in change.seats:
         names = change.seats_changed.get(seat.pk)
@@ -394,9 +421,7 @@ def _save_seats(change: _Change) -> None:
             seat.save(update_fields=sorted(names))
 
 
-def _result(change: _Change) -> ActionResult:
-    from .selectors import snapshot_for
-
+def result_of(change: Change) -> ActionResult:
     return ActionResult(
         match_id=change.match.pk,
         seq=change.match.seq,

@@ -24,12 +24,11 @@ from audit.chain import problem_at
 from audit.models import AuditEntry
 from games.engine import IllegalAction, State, as_dict
 from games.engine.events import TurnPassed
-
-from . import dice
-from .models import ENDED, Match, MatchEvent, Seat, Status, Turn
-from .models import Move as MoveRow
-from .models import Roll as RollRow
-from .replay import ENGINE_KINDS, Action, apply, initial_state, snapshot_of
+from games.match import dice
+from games.match.replay import ENGINE_KINDS, Action, apply, initial_state, snapshot_of
+from games.models import ENDED, Match, MatchEvent, Seat, Status, Turn
+from games.models import Move as MoveRow
+from games.models import Roll as RollRow
 
 
 class Mismatch(Exception):

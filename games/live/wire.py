@@ -27,7 +27,7 @@ MAX_ID_CHARS = 64
 BONUSES = ("", "double", "control", "shield")
 ACTIONS = ("roll", "move", "resign", "resync", "undo")
 
-# The codes an error frame may carry: the wire's own, then the services' (games.errors.CODES).
+# The codes an error frame may carry: the wire's own, then the services' (games.match.errors.CODES).
 WIRE_CODES = ("bad_message", "rate_limited", "too_large")
 
 

@@ -1,5 +1,5 @@
 """The pages people see: home, the rules, a room, a local game, a replay. Thin: they read
-through `games.selectors` and write only by calling `games.services`.
+through `games.match.selectors` and write only by calling `games.services`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,15 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
-from accounts.views import is_guest, player_for
+from accounts.models import is_guest
+from accounts.views import player_for
+from games import services
 from games.engine import RULESETS, Ruleset
-
-from .rules_page import board_config, examples, narrate, position
+from games.match import rooms
+from games.match.errors import ServiceError
+from games.match.replay import initial_state, load_actions, steps, undo_point, withdrawn
+from games.match.selectors import latest_events, match_by_code, snapshot_for
+from games.web.rules_page import board_config, examples, narrate, position
 
 # The presets in the order the site shows them, with what sets each apart.
 PRESETS = [
@@ -31,14 +36,10 @@ PRESETS = [
 
 def _levels() -> list[tuple[str, str]]:
     """The bot levels the services seat, as (key, name)."""
-    from . import services
-
     return [(level, level.capitalize()) for level in services.BOT_LEVELS]
 
 
 def _default_level() -> str:
-    from . import services
-
     return str(services.DEFAULT_BOT_LEVEL)
 
 
@@ -209,9 +210,6 @@ def rules(request: HttpRequest) -> HttpResponse:
 
 
 def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
-    from . import services
-    from .errors import ServiceError
-
     host = player_for(request)
     try:
         match = services.match_create(
@@ -309,9 +307,6 @@ def _clean(code: str) -> str:
 
 
 def _match(code: str) -> Any:
-    from .errors import ServiceError
-    from .selectors import match_by_code
-
     try:
         return match_by_code(_clean(code))
     except ServiceError as e:
@@ -320,9 +315,6 @@ def _match(code: str) -> Any:
 
 def room(request: HttpRequest, code: str) -> HttpResponse:
     """The room: the board, the seats and the controls; the socket does the rest."""
-    from . import rooms
-    from .selectors import latest_events, snapshot_for
-
     match = _match(code)
     if match.code != code:
         return redirect("room", code=match.code)
@@ -344,8 +336,6 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     # The room's history survives a reload: the latest events, oldest first.
     config["history"] = latest_events(match)
     if match.mode == "local" and snapshot["status"] == "active":
-        from .replay import undo_point
-
         # A reloaded page knows at once whether there is anything to take back.
         people = {s.corner for s in seats if not s.bot}
         config["undo_empty"] = undo_point(match, people) is None
@@ -374,9 +364,6 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 def room_join(request: HttpRequest, code: str) -> HttpResponse:
-    from . import services
-    from .errors import ServiceError
-
     match = _match(code)
     try:
         services.match_join(
@@ -393,9 +380,6 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
 @require_POST
 def room_start(request: HttpRequest, code: str) -> HttpResponse:
     """The host starts a waiting friend room, bots taking the empty seats."""
-    from . import services
-    from .errors import ServiceError
-
     match = _match(code)
     if not request.user.is_authenticated or match.host_id != request.user.pk:
         messages.error(request, "Only the host can start the match.")
@@ -411,8 +395,6 @@ def room_start(request: HttpRequest, code: str) -> HttpResponse:
 @require_GET
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     """A finished match turn by turn, with its events and the dice proof."""
-    from .replay import initial_state, load_actions, steps, withdrawn
-
     match = _match(code)
     rules = match.rules
     context: dict[str, Any] = {"match": match, "ended": match.ended}

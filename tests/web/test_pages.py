@@ -9,7 +9,7 @@ from django.test import Client
 
 from games import services
 from games.models import Match, Seat
-from tests.test_rules_and_accounts import _json_script
+from tests.web.test_rules_and_accounts import _json_script
 
 pytestmark = pytest.mark.django_db
 

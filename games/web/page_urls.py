@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from games.web import views
 
 urlpatterns = [
     path("", views.home, name="home"),

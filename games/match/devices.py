@@ -36,3 +36,9 @@ def clean_agent(user_agent: str | bytes | None) -> str:
     if isinstance(user_agent, bytes):
         user_agent = user_agent.decode("latin-1")
     return (user_agent or "").strip()[:UA_MAX]
+
+
+def seat_agent(user_agent: str | bytes | None) -> dict[str, str]:
+    """A seat's browser fields from a User-Agent header (dispute evidence, staff only)."""
+    agent = clean_agent(user_agent)
+    return {"user_agent": agent, "device": device_hint(agent)}

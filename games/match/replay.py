@@ -3,7 +3,7 @@
 A match is a pure fold: its frozen rules, the first player (from its "started" event), then
 every roll, move, leave and undo in event order (``seq``). `replay` gives the state at any seq;
 `steps` walks every action with the state and engine events after it. The cached snapshot on
-`Match` is `snapshot_of` the replay's last step; `games.verify` checks that it is.
+`Match` is `snapshot_of` the replay's last step; `games.match.verify` checks that it is.
 
 Undo (local games only): an "undone" event ``{"from", "to", "corner", "turn"}`` withdraws the
 actions stored at seqs ``from``..``to`` (``to`` is the seq just before it) and puts back the
@@ -21,10 +21,9 @@ from typing import Any
 
 from games.engine import Event, Move, State, dumps, move, new_game, resign, roll
 from games.engine.events import TurnPassed
-
-from .models import Match, MatchEvent
-from .models import Move as MoveRow
-from .models import Roll as RollRow
+from games.models import Match, MatchEvent
+from games.models import Move as MoveRow
+from games.models import Roll as RollRow
 
 # Kinds of the events the engine emits (`as_dict(event)["kind"]`); every other kind in the
 # stream is a service event (created, joined, client_seed, started, timeout, leave, undone,

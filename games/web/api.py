@@ -29,10 +29,12 @@ from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.addresses import client_ip
-
-from . import rooms
-from .errors import ServiceError
-from .wire import WireError, parse
+from games import services
+from games.live.wire import WireError, parse
+from games.match import dice, rooms
+from games.match.errors import ServiceError
+from games.match.selectors import match_by_code, snapshot_for
+from games.models import Move, Roll
 
 STATUS = {
     "bad_message": 400,
@@ -130,8 +132,6 @@ def _code(text: str) -> str:
 
 
 def _match(code: str) -> Any:
-    from .selectors import match_by_code
-
     return match_by_code(_code(code))
 
 
@@ -183,8 +183,6 @@ def _str_list(value: Any, name: str) -> list[str]:
 
 @api("POST", auth=True)
 def matches(request: HttpRequest) -> HttpResponse:
-    from . import services
-
     data = _body(request)
     ruleset, players, mode = data.get("ruleset"), data.get("players"), data.get("mode")
     if not isinstance(ruleset, str) or not isinstance(mode, str):
@@ -210,8 +208,6 @@ def matches(request: HttpRequest) -> HttpResponse:
 
 @api("GET")
 def match_detail(request: HttpRequest, code: str) -> HttpResponse:
-    from .selectors import snapshot_for
-
     match = _match(code)
     user = request.user if request.user.is_authenticated else None
     return JsonResponse(snapshot_for(match, viewer_user=user))
@@ -219,8 +215,6 @@ def match_detail(request: HttpRequest, code: str) -> HttpResponse:
 
 @api("POST", auth=True)
 def match_join(request: HttpRequest, code: str) -> HttpResponse:
-    from . import services
-
     seat = services.match_join(
         code=_code(code),
         user=request.user,
@@ -232,8 +226,6 @@ def match_join(request: HttpRequest, code: str) -> HttpResponse:
 
 @api("POST", auth=True)
 def match_seed(request: HttpRequest, code: str) -> HttpResponse:
-    from . import services
-
     seed = _body(request).get("seed")
     if not isinstance(seed, str):
         raise ApiError("bad_request", 'Send "seed", a string')
@@ -243,8 +235,6 @@ def match_seed(request: HttpRequest, code: str) -> HttpResponse:
 
 @api("POST", auth=True)
 def match_action(request: HttpRequest, code: str) -> HttpResponse:
-    from . import services
-
     if len(request.body) > MAX_BODY_BYTES:
         raise ApiError("too_large", f"Bodies are at most {MAX_BODY_BYTES} bytes")
     intent = parse(request.body.decode("utf-8", "replace"))
@@ -289,9 +279,6 @@ def _result(result: Any) -> dict[str, Any]:
 
 @api("GET")
 def match_replay(request: HttpRequest, code: str) -> HttpResponse:
-    from . import dice
-    from .models import Move, Roll
-
     match = _match(code)
     rolls = list(Roll.objects.filter(match=match).order_by("n"))
     record: dict[str, Any] = {

@@ -7,7 +7,7 @@ with ``FOR UPDATE SKIP LOCKED`` (so sweeps running side by side split the work i
 queueing), and hands it to the one service that decides what expiry means
 (`games.services.match_timeout` or `bot_act`); those re-check ``turn_seq`` and do nothing if
 the turn moved on, so a late or repeated sweep is harmless. Disconnect grace runs the same
-way over seats (`games.presence.sweep_grace`); the computer playing for a player who is away
+way over seats (`sweep_grace`); the computer playing for a player who is away
 is an ordinary deadline, as for a bot.
 
 Durations are the rules' (RULES.md), multiplied by ``LUDO_TIME_SCALE`` (settings or
@@ -18,34 +18,22 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import timedelta
 
-from django.conf import settings
 from django.db import close_old_connections, connections, transaction
+from django.db.models import Q
 from django.db.models.functions import Now
+from django.utils import timezone
 
-from .errors import ServiceError
+from games import services
+from games.clocks import timing
+from games.engine import RULESETS
+from games.match.errors import ServiceError
+from games.models import Match, Mode, Seat, Status
+from ranked import matchmaking
 
 log = logging.getLogger(__name__)
 
 BATCH = 200  # due matches taken per sweep; the rest wait a second
-
-
-def time_scale() -> float:
-    """How much faster than real time the clocks run: 1 in production, e.g. 0.05 in tests."""
-    return float(getattr(settings, "LUDO_TIME_SCALE", 1.0))
-
-
-def scaled(seconds: float) -> timedelta:
-    """A rules duration on this site's clock."""
-    return timedelta(seconds=seconds * time_scale())
-
-
-def inprocess_enabled() -> bool:
-    """Whether the web process sweeps the clocks itself (``LUDO_INPROCESS_CLOCK``: by default
-    exactly when there is no Redis, and so no Celery worker and beat)."""
-    default = not getattr(settings, "REDIS_URL", None)
-    return bool(getattr(settings, "LUDO_INPROCESS_CLOCK", default))
 
 
 # ---------------------------------------------------------------------------- the sweep
@@ -53,24 +41,17 @@ def inprocess_enabled() -> bool:
 
 def sweep(*, batch: int = BATCH) -> int:
     """Act on every due deadline once; returns how many matches or seats were acted on."""
-    from .models import Match, Status
-
     due = list(
         Match.objects.filter(status=Status.ACTIVE, turn_deadline__lte=Now())
         .order_by("turn_deadline")
         .values_list("pk", flat=True)[:batch]
     )
     acted = sum(expire_turn(match_id) for match_id in due)
-    from . import presence
-
-    return acted + presence.sweep_grace(batch=batch)
+    return acted + sweep_grace(batch=batch)
 
 
 def expire_turn(match_id: int) -> int:
     """Lock one due match (skipping it if another sweep holds it) and let the services act."""
-    from . import services
-    from .models import Match, Status
-
     with transaction.atomic():
         match = (
             Match.objects.select_for_update(skip_locked=True)
@@ -92,6 +73,61 @@ def expire_turn(match_id: int) -> int:
     return 1
 
 
+# ---------------------------------------------------------------------------- the disconnect grace
+
+
+def due_graces(*, batch: int) -> list[tuple[int, int]]:
+    """(match id, corner) of the seats whose grace ran out, by the database clock: for each
+    preset with a grace, a seat of an active online match whose last connection closed the
+    preset's grace ago (counted from the start at the earliest), not yet away or out."""
+    due: list[tuple[int, int]] = []
+    for name, rules in RULESETS.items():
+        if rules.on_disconnect == "none" or rules.disconnect_seconds is None:
+            continue
+        cutoff = Now() - timing.scaled(rules.disconnect_seconds)
+        due += list(
+            Seat.objects.filter(
+                match__status=Status.ACTIVE,
+                match__ruleset=name,
+                match__started_at__lte=cutoff,
+                disconnected_at__lte=cutoff,
+                connected=False,
+                away=False,
+                left=False,
+            )
+            .filter(Q(bot__isnull=True) | Q(bot=""))
+            .exclude(match__mode=Mode.LOCAL)
+            .order_by("disconnected_at")
+            .values_list("match_id", "corner")[: batch - len(due)]
+        )
+        if len(due) >= batch:
+            break
+    return due
+
+
+def sweep_grace(*, batch: int) -> int:
+    """Act on every grace that ran out; returns how many seats were acted on."""
+    acted = 0
+    for match_id, corner in due_graces(batch=batch):
+        with transaction.atomic():
+            # Like the turn sweep: a match another sweep holds is left to it.
+            locked = list(
+                Match.objects.select_for_update(skip_locked=True)
+                .filter(pk=match_id, status=Status.ACTIVE)
+                .values_list("pk", flat=True)
+            )
+            if not locked:
+                continue
+            try:
+                outcome = services.seat_grace_expired(match_id=match_id, corner=corner)
+            except ServiceError as e:
+                log.info("grace: match %s corner %s: %s", match_id, corner, e)
+                continue
+        if outcome is not None:
+            acted += 1
+    return acted
+
+
 # ---------------------------------------------------------------------------- in-process
 
 
@@ -107,7 +143,7 @@ class InProcessClock:
         self.thread = threading.Thread(target=self.run, name="ludo-clock", daemon=True)
 
     def start(self) -> InProcessClock:
-        _ticking.add(self)
+        timing.listen(self.wake)
         self.thread.start()
         return self
 
@@ -115,7 +151,7 @@ class InProcessClock:
         self.stopped.set()
         self.wake.set()
         self.thread.join(timeout)
-        _ticking.discard(self)
+        timing.stop_listening(self.wake)
 
     def run(self) -> None:
         wait = 0.0  # deadlines set before it started are looked at once, at once
@@ -128,9 +164,7 @@ class InProcessClock:
             try:
                 close_old_connections()
                 acted = sweep()
-                from ranked.matchmaking import sweep_all  # the quick-match queues
-
-                sweep_all()
+                matchmaking.sweep_all()  # the quick-match queues
                 soon = seconds_to_next_deadline()
                 # A deadline already past that nothing could act on (another sweep holds
                 # the match) is tried again after `every`, not in a busy loop.
@@ -146,10 +180,6 @@ class InProcessClock:
 def seconds_to_next_deadline() -> float | None:
     """Seconds until the earliest turn deadline of an active match (negative when one is
     past), or None when no match has one."""
-    from django.utils import timezone
-
-    from .models import Match, Status
-
     first = (
         Match.objects.filter(status=Status.ACTIVE, turn_deadline__isnull=False)
         .order_by("turn_deadline")
@@ -157,20 +187,6 @@ def seconds_to_next_deadline() -> float | None:
         .first()
     )
     return None if first is None else (first - timezone.now()).total_seconds()
-
-
-def poke() -> None:
-    """A change in this process set a deadline: the in-process clock (if it runs here)
-    looks again now instead of at its next tick."""
-    for ticking in list(_ticking):
-        ticking.wake.set()
-
-
-def running() -> bool:
-    return bool(_ticking)
-
-
-_ticking: set[InProcessClock] = set()  # the clocks started in this process
 
 
 _running: InProcessClock | None = None

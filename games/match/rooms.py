@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import segno
 
-from .models import CODE_ALPHABET, CODE_LENGTH
+from games.models import CODE_ALPHABET, CODE_LENGTH
 
 _SEPARATORS = str.maketrans("", "", " -_.")
 

@@ -17,8 +17,8 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from games import services
+from games.match.selectors import match_with_seats
 from games.models import Match
-from games.selectors import match_with_seats
 
 pytestmark = pytest.mark.django_db
 

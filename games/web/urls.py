@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import api
+from games.web import api
 
 app_name = "games"
 

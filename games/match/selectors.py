@@ -12,9 +12,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from games.engine import MARKS, Move, State, new_game, rules_name, view_for
-
-from .errors import ServiceError
-from .models import Match, MatchEvent, Seat, Status
+from games.match.errors import ServiceError
+from games.models import Match, MatchEvent, Seat, Status
 
 STATUS_NAMES = {
     Status.WAITING: "waiting",

@@ -1,0 +1,104 @@
+"""The legal moves of a roll: the move tables of the board read for one corner's pawns, after
+the compulsions of the rules. Below the state and its notation, which lists the legal moves
+of a position it reads; `games.engine.play` lists them after every roll."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .pawns import YARD, Move
+
+if TYPE_CHECKING:
+    from .state import State
+
+
+def mover_of(state: State, player: int) -> int:
+    """The corner whose pawns `player` moves: their own, or in Pairs the partner's once done."""
+    rules = state.rules
+    if rules.pairs and min(state.pawns[player], default=YARD) >= rules.finish_from:
+        return (player + 2) % 4
+    return player
+
+
+def legal_for(state: State, mover: int, code: int) -> tuple[Move, ...]:
+    """Every legal move of `mover`'s pawns for the roll `code` (the face, or 6 + the face with
+    Double roll), after the compulsions of the rules."""
+    rules = state[0]
+    pawns = state[4]
+    board = rules.board
+    own = pawns[mover]
+    steps = board.steps[mover][code]
+    plain = board.plain
+    found: list[Move] = []
+    for i, p in enumerate(own):
+        row = steps[p + 1]
+        if row is None:
+            continue
+        m, rivals, _ = row[i]
+        if not plain:
+            t = m.to
+            if not rules.land_on_own and t in own:
+                continue
+            if rules.no_jump_home_column and any(p < q < t and q > rules.last_track for q in own):
+                continue
+        if rivals:
+            for c, q in rivals:
+                if q in pawns[c]:
+                    captures = _captures(state, mover, i, m.square, rivals)
+                    if captures:
+                        m = m._replace(captures=captures)
+                    break
+        if not plain and m.square in board.bonus and m.square not in state.picked:
+            m = m._replace(bonus=board.bonus[m.square])
+        found.append(m)
+    if plain or not found:
+        return tuple(found)
+    if rules.must_bring_out and not rules.optional_bring_out and YARD in own:
+        # The start square is cleared first; else a six must bring a waiting pawn out.
+        if 0 in own:
+            clear = [m for m in found if m.frm == 0]
+            if clear:
+                return tuple(clear)
+        elif code == 6:
+            return tuple(m for m in found if m.frm == YARD)
+    if rules.compulsory_capture:
+        capturing = [m for m in found if m.captures]
+        if capturing:
+            return tuple(capturing)
+    return tuple(found)
+
+
+def roll_code(face: int, bonus: str) -> int:
+    """The index of a roll in the move tables: the face, or 6 + the face with Double roll."""
+    return face + 6 if bonus == "double" else face
+
+
+def _captures(
+    state: State, mover: int, pawn: int, s: int, others: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, int], ...]:
+    """The pawns sent to their yard when `mover`'s `pawn` lands on track square `s`, where
+    `others` lists each other corner with the progress at which it would stand there."""
+    rules = state.rules
+    there = [(c, j) for c, q in others for j, x in enumerate(state.pawns[c]) if x == q]
+    partner = (mover + 2) % 4 if rules.pairs else -1
+    rivals = [cp for cp in there if cp[0] != partner]
+    if not rivals:
+        return ()
+    shielded = {(c, p) for _, c, p in state.shields} if state.shields else set()
+    if rules.capture == "all":
+        return tuple(cp for cp in rivals if cp not in shielded)
+    if rules.capture == "lone":
+        return (rivals[0],) if len(rivals) == 1 and rivals[0] not in shielded else ()
+    # "count": each rival (a pair counts together) with no more pawns there than the mover.
+    at = rules.board.progress[mover][s]
+    mine = 1 + sum(1 for j, q in enumerate(state.pawns[mover]) if j != pawn and q == at)
+    mine += sum(1 for cp in there if cp[0] == partner)
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for cp in rivals:
+        key = cp[0] % 2 if rules.pairs else cp[0]
+        groups.setdefault(key, []).append(cp)
+    sent: list[tuple[int, int]] = []
+    for group in groups.values():
+        if len(group) <= mine:
+            sent.extend(cp for cp in group if cp not in shielded)
+    return tuple(sorted(sent))

@@ -1,0 +1,65 @@
+"""The only code that changes a match: every write to a match's rows goes through one of
+these actions, each a keyword-only function that runs in one transaction on the change
+kernel (`games.services.kernel`): lock the match (``SELECT ... FOR UPDATE``), check the seat,
+the ``seq`` and the turn, call the engine, append rows (rolls, moves, turns, events), write
+audit entries, update the match's cached snapshot, and after commit broadcast the change
+(`games.services.broadcast`). A refusal raises `ServiceError` and writes nothing.
+
+Who acts: either ``user`` (a seated user; in local play the host holds several seats and acts
+for the one to play) or ``corner`` (server-side callers: timers, bots, local play).
+
+One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
+
+- `create`: open a match; `join`: take a seat, choose a dice seed, start by hand;
+- `play`: roll, move, and a due deadline (`match_timeout`); `bots`: a bot's step;
+- `undo`: take back in local play; `leave`: forfeit and resign;
+- `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match
+  (or undoes a void, or protects one player's rating from it);
+- `guests`: a guest's games move to the account they sign in to;
+- `ranked_seats`: who may sit in a ranked match.
+
+Times come from the database clock (see `games.services.kernel` for the deadlines). Whatever
+fires a due ``turn_deadline`` calls `match_timeout`, which does nothing unless the deadline
+has passed and ``turn_seq`` is still the turn it was given; for a bot's turn it takes the
+bot's step.
+
+Callers outside the package use the names below (``from games import services``).
+"""
+
+from games.match.errors import ServiceError
+from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
+from games.services.create import HOUSE_RULES, PARTY_OPTIONS, match_create
+from games.services.guests import seats_hand_over
+from games.services.join import match_join, match_set_client_seed, match_start
+from games.services.kernel import ActionResult
+from games.services.leave import match_forfeit, match_resign
+from games.services.play import match_move, match_roll, match_timeout
+from games.services.presence import seat_grace_expired, seat_set_connected
+from games.services.undo import match_undo
+from games.services.void import match_unvoid, match_void, seat_protect_rating
+
+__all__ = [
+    "BOT_LEVELS",
+    "DEFAULT_BOT_LEVEL",
+    "HOUSE_RULES",
+    "PARTY_OPTIONS",
+    "ActionResult",
+    "ServiceError",
+    "bot_act",
+    "match_create",
+    "match_forfeit",
+    "match_join",
+    "match_move",
+    "match_resign",
+    "match_roll",
+    "match_set_client_seed",
+    "match_start",
+    "match_timeout",
+    "match_undo",
+    "match_unvoid",
+    "match_void",
+    "seat_grace_expired",
+    "seat_protect_rating",
+    "seat_set_connected",
+    "seats_hand_over",
+]

@@ -1,0 +1,94 @@
+"""The computer at a seat: a bot's step (a roll, or a move with its reason in words), on
+dice and choices derived from the match's secret seed."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+
+from django.db import transaction
+
+from games.bots import BOTS
+from games.engine import Move as EngineMove
+from games.engine import (
+    State,
+)
+from games.match.errors import ServiceError
+from games.models import (
+    Match,
+    Seat,
+    Status,
+)
+from games.services.kernel import (
+    ActionResult,
+    Change,
+    begin,
+    lock_match,
+    result_of,
+    save,
+)
+
+BOT_LEVELS = tuple(BOTS)  # beginner, easy, medium, hard, expert
+DEFAULT_BOT_LEVEL = "medium"
+
+
+def choose_bot_move(state: State, level: str, rng: random.Random) -> EngineMove:
+    """The move a bot of `level` plays (games.bots), without its reason (timeouts use it)."""
+    chosen, _reason = BOTS[level].choose(state, rng)
+    return chosen
+
+
+def bot_rng(match: Match) -> random.Random:
+    # Derived from the secret seed so a bot's choices are reproducible in a replayed
+    # simulation, yet no one can predict them; the label keeps it apart from the dice.
+    digest = hmac.new(
+        match.server_seed.encode("ascii"), f"bot:{match.seq}".encode(), hashlib.sha256
+    ).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def bot_step(change: Change, seat: Seat) -> None:
+    """One step of a bot's turn: a roll (in Power, with the bonus the bot picks), or a move.
+    When the bot had a choice of moves, a "bot_said" event gives its reason in words."""
+    state = change.state
+    assert state is not None
+    bot = BOTS[seat.bot or DEFAULT_BOT_LEVEL]
+    rng = bot_rng(change.match)
+    if state.phase == "roll":
+        bonus = bot.choose_bonus(state, rng) if state.rules.power else ""
+        try:
+            if bonus == "control":
+                face = bot.choose_face(state, rng)
+                change.roll(seat, face=face, bonus=bonus, by="bot", action_id="")
+            else:
+                change.dice_roll(seat, by="bot", bonus=bonus)
+            return
+        except ServiceError:
+            if not bonus:
+                raise
+        change.dice_roll(seat, by="bot")  # the bonus was not allowed here: a plain roll
+    else:
+        chosen, reason = bot.choose(state, rng)
+        if reason and len(state.legal) > 1:
+            change.event("bot_said", {"corner": seat.corner, "text": reason})
+        change.move(seat, chosen, shield=False, by="bot", action_id="")
+
+
+def bot_act(*, match_id: int, turn_seq: int, seq: int | None = None) -> ActionResult | None:
+    """A bot seat takes one step of its turn (a roll or a move). Nothing happens (None) when
+    the match is not active, `turn_seq` moved on, `seq` (if given) is stale, or the seat to
+    play is not a bot."""
+    with transaction.atomic():
+        match = lock_match(match_id)
+        if match.status != Status.ACTIVE or match.turn_seq != turn_seq:
+            return None
+        if seq is not None and seq != match.seq:
+            return None
+        change = begin(match)
+        seat = change.seat_to_play()
+        if not seat.bot:
+            return None
+        bot_step(change, seat)
+        save(change)
+        return result_of(change)

@@ -1,0 +1,284 @@
+"""Opening a match: the options checked, the seats dealt (the host's, the bots'), the room
+code drawn, and the first turn dealt once every seat is filled (`deal_first_turn`, which
+`games.services.join` uses too)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from audit import services as audit
+from audit.clock import db_now
+from games.engine import (
+    RULESETS,
+    new_game,
+    rules_from_name,
+    rules_name,
+)
+from games.match import dice
+from games.match.devices import seat_agent
+from games.match.errors import ServiceError
+from games.models import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    Match,
+    Mode,
+    Seat,
+    Status,
+    Turn,
+)
+from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL
+from games.services.kernel import (
+    Change,
+    save,
+    seats_of,
+)
+from games.services.ranked_seats import ranked_may_sit
+
+HOUSE_RULES = ("compulsory_capture", "optional_bring_out", "no_jump_home_column")
+PARTY_OPTIONS = ("pairs", "power")
+
+
+def _option_names(value: Mapping[str, Any] | Iterable[str] | None, known: tuple[str, ...]) -> list:
+    if value is None:
+        return []
+    names = (
+        [name for name, on in value.items() if on] if isinstance(value, Mapping) else list(value)
+    )
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise ServiceError("bad_request", f"Unknown option {unknown[0]!r}")
+    return [name for name in known if name in names]
+
+
+def check_bot_levels(value: Mapping[int, str] | Iterable[int] | None) -> dict[int, str]:
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        bots = {int(c): (level or DEFAULT_BOT_LEVEL) for c, level in value.items()}
+    else:
+        bots = {int(c): DEFAULT_BOT_LEVEL for c in value}
+    for level in bots.values():
+        if level not in BOT_LEVELS:
+            raise ServiceError("bad_request", f"There is no bot level {level!r}")
+    return bots
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def bot_seat(match: Match, corner: int, level: str, now: datetime) -> Seat:
+    return Seat(
+        match=match,
+        corner=corner,
+        bot=level,
+        # A bot is the server's own seat: a fixed client seed keeps a simulation with a chosen
+        # server seed reproducible, and the secret server seed keeps the dice fair.
+        client_seed=f"bot{corner}",
+        joined_at=now,
+        connected=True,
+    )
+
+
+def joined_event(change: Change, seat: Seat) -> None:
+    change.event(
+        "joined",
+        {
+            "corner": seat.corner,
+            "user": seat.user_id,
+            "bot": seat.bot,
+        },
+    )
+
+
+def check_client_seed(seed: str | None) -> str:
+    if seed is None:
+        return dice.new_client_seed()
+    if not dice.CLIENT_SEED.fullmatch(seed):
+        raise ServiceError(
+            "bad_request", "A client seed is 1 to 64 letters, digits, '_' or '-' characters"
+        )
+    return seed
+
+
+def match_create(
+    *,
+    ruleset: str,
+    players: int,
+    mode: str,
+    house_rules: Mapping[str, Any] | Iterable[str] | None = None,
+    options: Mapping[str, Any] | Iterable[str] | None = None,
+    host: Any = None,
+    bots: Mapping[int, str] | Iterable[int] | None = None,
+    first: int | None = None,
+    client_seed: str | None = None,
+    server_seed: str | None = None,
+    ip: str | None = None,
+    user_agent: str = "",
+) -> Match:
+    """Open a match. The host takes the lowest free seat (in local play every seat that is not
+    a bot); bots take the corners given. It starts at once when every seat is filled.
+
+    ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
+    ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
+    goes into the audit log; ``user_agent`` (the host's browser) is stored on their seats.
+    """
+    if ruleset not in RULESETS:
+        raise ServiceError("bad_request", f"There is no rule set {ruleset!r}")
+    if mode not in Mode.values:
+        raise ServiceError("bad_request", f"There is no mode {mode!r}")
+    chosen = _option_names(house_rules, HOUSE_RULES) + _option_names(options, PARTY_OPTIONS)
+    try:
+        rules = rules_from_name("+".join([ruleset, *chosen]))  # cached: one Board per name
+        corners = rules.seats_for(int(players))
+    except (ValueError, TypeError) as exc:
+        raise ServiceError("bad_request", str(exc)) from exc
+    bot_levels = check_bot_levels(bots)
+    if bot_levels and mode == Mode.RANKED:
+        raise ServiceError("ranked_no_bots", "Ranked matches never seat a bot")
+    if set(bot_levels) - set(corners):
+        bad = sorted(set(bot_levels) - set(corners))[0]
+        raise ServiceError("bad_request", f"Corner {bad} has no seat in this match")
+    if first is not None and first not in corners:
+        raise ServiceError("bad_request", f"Corner {first} has no seat in this match")
+    if server_seed is not None and mode != Mode.PRACTICE:
+        raise ServiceError("bad_request", "A chosen server seed is for practice simulations only")
+    free = [c for c in corners if c not in bot_levels]
+    if mode == Mode.LOCAL:
+        if host is None:
+            raise ServiceError("bad_request", "Local play needs the host whose device it is")
+        if not free:
+            raise ServiceError("bad_request", "At least one seat is a person")
+        host_corners = free
+    elif host is not None and free:
+        host_corners = free[:1]
+    elif host is not None and mode != Mode.PRACTICE:
+        raise ServiceError("bad_request", "The host needs a seat, but bots fill every seat")
+    else:
+        host_corners = []
+    seed = server_seed if server_seed is not None else dice.new_server_seed()
+    host_seed = check_client_seed(client_seed)
+
+    with transaction.atomic():
+        if mode == Mode.RANKED and host is not None:
+            ranked_may_sit(host)
+        now = db_now()
+        match = None
+        for _ in range(20):
+            try:
+                with transaction.atomic():
+                    match = Match.objects.create(
+                        code=_new_code(),
+                        ruleset=ruleset,
+                        options={
+                            "rules": rules_name(rules),
+                            "house_rules": [n for n in chosen if n in HOUSE_RULES],
+                            "pairs": rules.pairs,
+                            "power": rules.power,
+                            "first": first,
+                        },
+                        players=len(corners),
+                        mode=mode,
+                        host=host,
+                        server_seed=seed,
+                        commitment=dice.commitment(seed),
+                    )
+                break
+            except IntegrityError:
+                continue  # a room code taken already: draw another
+        if match is None:
+            raise RuntimeError("no free room code after 20 draws")
+        change = Change(match=match, now=now, seats=[])
+        change.event(
+            "created",
+            {
+                "rules": rules_name(rules),
+                "mode": mode,
+                "players": len(corners),
+                "commitment": match.commitment,
+            },
+        )
+        seats = [
+            Seat(
+                match=match,
+                corner=c,
+                user=host,
+                client_seed=host_seed if i == 0 else dice.new_client_seed(),
+                joined_at=now,
+                ip=ip,
+                **seat_agent(user_agent),
+            )
+            for i, c in enumerate(host_corners)
+        ]
+        seats += [bot_seat(match, c, level, now) for c, level in sorted(bot_levels.items())]
+        seats.sort(key=lambda s: s.corner)
+        Seat.objects.bulk_create(seats)
+        change.seats = seats_of(match)
+        for seat in change.seats:
+            joined_event(change, seat)
+        audit.record(
+            action="match.created",
+            actor=host,
+            ip=ip,
+            obj=match,
+            extra={
+                "code": match.code,
+                "rules": rules_name(rules),
+                "mode": mode,
+                "players": len(corners),
+                "commitment": match.commitment,
+                "bots": {str(c): level for c, level in sorted(bot_levels.items())},
+            },
+        )
+        if host_corners:
+            audit.record(
+                action="match.joined",
+                actor=host,
+                ip=ip,
+                obj=match,
+                extra={"corners": host_corners},
+            )
+        if len(change.seats) == len(corners):
+            deal_first_turn(change)
+        save(change)
+    return match
+
+
+def deal_first_turn(change: Change) -> None:
+    """Freeze the client seeds, choose the first player, deal the first turn."""
+    match = change.match
+    rules = match.rules
+    corners = rules.seats_for(match.players)
+    client_seed = dice.match_client_seed(s.client_seed for s in change.seats)
+    fixed = match.options.get("first")
+    if fixed is not None:
+        first = int(fixed)
+    elif rules.first_player == "red":
+        first = corners[0]
+    else:
+        first = dice.draw_first(match.server_seed, client_seed, corners)
+    match.status = Status.ACTIVE
+    match.started_at = change.now
+    match.first = first
+    match.client_seed = client_seed
+    change.match_fields.update({"started_at", "first", "client_seed"})
+    change.state = new_game(rules, match.players, first=first)
+    change.rolls, change.turn = 0, 1
+    seq = change.event(
+        "started", {"first": first, "client_seed": client_seed, "commitment": match.commitment}
+    )
+    change.rows.append(Turn(match=match, n=1, corner=first, seq=seq, started_at=change.now))
+    change.audits.append(
+        partial(
+            audit.record,
+            action="match.started",
+            obj=match,
+            extra={"code": match.code, "first": first, "client_seed": client_seed},
+        )
+    )

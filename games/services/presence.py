@@ -1,0 +1,163 @@
+"""Who is connected, the disconnect grace and the computer playing for a player who is away
+(RULES.md "disconnect").
+
+Kept on the seat: ``connected``, ``disconnected_at`` (when its last connection closed) and
+``away`` (the computer plays the seat until the player is back). None of it is a change of
+the game: no event is appended and ``seq`` stays, so a player's action in flight is never
+made stale by someone's tab closing; the room is told with presence events (no ``seq``)
+that carry the seat's new flags and the match's deadline, so that a socket can mark its
+last snapshot without a read."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from django.db import transaction
+
+from audit import services as audit
+from games.clocks.timing import scaled
+from games.match.devices import seat_agent
+from games.match.errors import ServiceError
+from games.models import (
+    Match,
+    Mode,
+    Seat,
+    Status,
+)
+from games.services import broadcast
+from games.services.kernel import (
+    Change,
+    begin,
+    lock_match,
+    save,
+    save_seats,
+)
+from games.services.leave import take_out
+
+
+def _presence_event(kind: str, seat: Seat, change: Change) -> dict[str, Any]:
+    match = change.match
+    return {
+        "kind": kind,
+        "corner": seat.corner,
+        "at": change.now.isoformat(timespec="microseconds"),
+        "connected": seat.connected,
+        "away": seat.away,
+        "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
+    }
+
+
+def _presence_broadcast(match: Match, events: list[dict[str, Any]]) -> None:
+    if events:
+        transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
+
+
+def _presence_save(change: Change, who_plays: list[Seat]) -> None:
+    """Save the seats' presence. When the seat to play in an active match changes hands
+    (`who_plays`: the computer takes it or gives it back), the whole change is saved, which
+    deals its deadline again (a bot's pause, or the player's own clock); otherwise the
+    deadline of whoever is playing stays as it was."""
+    state, match = change.state, change.match
+    playing = match.status == Status.ACTIVE and state is not None and state.phase != "over"
+    if playing and state is not None and any(s.corner == state.to_play for s in who_plays):
+        save(change)
+        return
+    save_seats(change)
+
+
+def seat_back(change: Change, seat: Seat) -> None:
+    """The player is back in a seat the computer played for them: clear the mark (the
+    caller saves the change, which deals the human's clock again)."""
+    change.seat_update(seat, away=False)
+
+
+def seat_set_connected(
+    *,
+    match_id: int,
+    user: Any,
+    connected: bool,
+    ip: str | None = None,
+    user_agent: str | bytes | None = None,
+) -> None:
+    """Record whether the user's seats have a live connection. Connecting clears the grace
+    and gives an away seat back to its player; the last connection closing starts the grace
+    (`seat_grace_expired` decides, when the clock sweep finds it ran out). The caller counts
+    the user's sockets: this is called for the first one opening and the last one closing.
+    A seat's change is audited (``seat.connected``, ``seat.disconnected``, with ``ip``, the
+    socket's address) for dispute timelines; a second tab opening changes nothing."""
+    with transaction.atomic():
+        match = lock_match(match_id)
+        change = begin(match)
+        seats = [s for s in change.seats if s.user_id == user.pk]
+        if not seats:
+            raise ServiceError("not_seated", "You have no seat in this match")
+        back = False
+        events = []
+        agent = seat_agent(user_agent) if connected and user_agent else None
+        for seat in seats:
+            if agent and agent["user_agent"] != seat.user_agent:
+                change.seat_update(seat, **agent)  # the latest browser the player sat at
+            if connected:
+                if seat.connected and not seat.away and seat.disconnected_at is None:
+                    continue
+                kind = "back" if seat.away else "connected"
+                back = back or seat.away
+                change.seat_update(seat, connected=True, disconnected_at=None, away=False)
+            else:
+                if not seat.connected:
+                    continue
+                kind = "disconnected"
+                change.seat_update(seat, connected=False, disconnected_at=change.now)
+            events.append((kind, seat))
+        _presence_save(change, seats if back else [])
+        for kind, seat in events:
+            audit.record(
+                action="seat.disconnected" if kind == "disconnected" else "seat.connected",
+                actor=user,
+                ip=ip,
+                obj=match,
+                extra={"corner": seat.corner},
+            )
+        _presence_broadcast(match, [_presence_event(kind, s, change) for kind, s in events])
+
+
+def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
+    """A disconnected player's grace ran out (the clock sweep found it). Returns what
+    followed: "forfeit" (classic, duel: the seat is out), "away" (mensch, party: the computer
+    plays the seat from now on, until the player is back), or None (nothing changed: they
+    are back, the grace has not run out by the database clock, or the match is over). The
+    caller's timer is not trusted: everything is re-read under the match's lock."""
+    with transaction.atomic():
+        match = lock_match(match_id)
+        if match.status != Status.ACTIVE or match.mode == Mode.LOCAL:
+            return None
+        change = begin(match)
+        seat = change.seat_at(int(corner))
+        if (
+            seat is None
+            or seat.bot
+            or seat.connected
+            or seat.away
+            or seat.left
+            or seat.disconnected_at is None
+        ):
+            return None
+        rules = match.rules
+        if rules.on_disconnect == "none" or rules.disconnect_seconds is None:
+            return None
+        grace = scaled(rules.disconnect_seconds)
+        started = match.started_at or seat.disconnected_at
+        # The grace runs from the later of the disconnect and the start of the match.
+        if max(seat.disconnected_at, started) + grace > change.now:
+            return None
+        if rules.on_disconnect == "forfeit":
+            take_out(change, seat, reason="disconnected", forfeit=True)
+            save(change)
+            return "forfeit"
+        # "computer" (mensch) and "bot" (party): the computer plays the seat's turns at a
+        # bot's pace (`match_timeout`) until the player connects again or acts.
+        change.seat_update(seat, away=True)
+        _presence_save(change, [seat])
+        _presence_broadcast(match, [_presence_event("away", seat, change)])
+        return "away"

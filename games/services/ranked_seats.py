@@ -1,0 +1,61 @@
+"""Who may sit in a ranked match: one active ranked match per account, accounts only (no
+guests), and a note for the staff when two sides of a ranked match come from one address.
+`ranked.matchmaking` seats players through match_create and match_join, so these checks hold
+for the queues and the API alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import is_guest
+from audit import services as audit
+from games.match.errors import ServiceError
+from games.models import (
+    Match,
+    Mode,
+    Seat,
+    Status,
+)
+
+
+def ranked_may_sit(user: Any, match: Match | None = None) -> None:
+    """Refuse a guest, or an account already seated in another ranked match that is waiting or
+    being played (and that it has not left). Locks the user's row until the transaction ends,
+    so two tabs taking two seats at once are one after the other."""
+    if is_guest(user) or not getattr(user, "is_authenticated", False):
+        raise ServiceError("forbidden", "Ranked play is for accounts: sign up or sign in first")
+    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    busy = Seat.objects.filter(
+        user_id=user.pk,
+        left=False,
+        match__mode=Mode.RANKED,
+        match__status__in=(Status.WAITING, Status.ACTIVE),
+    )
+    if match is not None:
+        busy = busy.exclude(match=match)
+    other = busy.select_related("match").first()
+    if other is not None:
+        raise ServiceError(
+            "ranked_busy",
+            f"You are already in a ranked match (room {other.match.code}): finish it first",
+        )
+
+
+def note_same_ip(match: Match, seat: Seat, seats: list[Seat]) -> None:
+    """Record (not block) a seat whose address another player's seat in the match shares."""
+    if not seat.ip:
+        return
+    others = [s for s in seats if s.pk != seat.pk and s.user_id != seat.user_id]
+    shared = [s for s in others if s.ip and str(s.ip) == str(seat.ip)]
+    if shared:
+        audit.record(
+            action="match.same_ip",
+            actor=seat.user,
+            ip=seat.ip,
+            obj=match,
+            extra={
+                "code": match.code,
+                "corners": sorted([seat.corner, *(s.corner for s in shared)]),
+                "users": sorted([seat.user_id, *(s.user_id for s in shared)]),
+            },
+        )
