@@ -19,10 +19,10 @@ from django.core.cache import cache
 
 from games.bots import Expert
 from games.engine import State, legal_moves, move
+from games.match.replay import initial_state, load_actions, steps
 from games.models import ENDED, Match, Mode, Seat
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
-from games.match.replay import initial_state, load_actions, steps
 
 RECENT_MATCHES = 5  # the player's matches the figures are compared with
 POPULATION_ROWS = 5000  # the site's latest player actions, for think times

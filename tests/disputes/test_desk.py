@@ -22,8 +22,8 @@ from disputes import services
 from disputes.models import MODERATORS, CaseEntry, Dispute, DisputeStatus
 from disputes.services import DisputeError
 from games import services as games
-from games.models import Match, Roll, Seat, Status
 from games.match.verify import verify_match
+from games.models import Match, Roll, Seat, Status
 from ranked.models import Rating
 from tests.ranked.matches import expected, finish, ranked_match
 
