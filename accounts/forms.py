@@ -30,8 +30,25 @@ def _email_free(email: str, user: User | None) -> str:
     return email
 
 
+# The Terms of Service and fair play rules a new account accepts (templates/terms.html); the
+# sign-up's audit entry records which.
+TERMS_VERSION = "2026-12-01"
+
+
 class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
     """A new account. Given a guest's user as `instance`, that user becomes the account."""
+
+    terms = forms.BooleanField(
+        required=True,
+        label="I accept the Terms of Service and fair play rules",
+        help_text=(
+            'No cheating, collusion, automated play or second accounts. <a href="/terms/" '
+            'target="_blank" rel="noopener">Read the Terms of Service and fair play rules</a>.'
+        ),
+        error_messages={
+            "required": "To create an account, accept the Terms of Service and fair play rules."
+        },
+    )
 
     display_name = forms.CharField(
         max_length=40, required=False, help_text="Shown at the table; your username if blank."

@@ -25,12 +25,13 @@ from django.views.decorators.http import require_GET
 
 from audit import services as audit
 from games import services
+from games.match.selectors import unfinished_games
 from ranked.models import provisional_games
 from ranked.ratings import leaderboard_min_games
 
 from . import profiles, throttle
 from .addresses import client_ip
-from .forms import AccountForm, SignInForm, SignUpForm
+from .forms import TERMS_VERSION, AccountForm, SignInForm, SignUpForm
 from .models import GUEST_PREFIX, User, is_guest
 
 
@@ -79,7 +80,11 @@ def signup(request: HttpRequest) -> HttpResponse:
                 actor=user,
                 ip=client_ip(request),
                 obj=user,
-                extra={"username": user.username, **({"guest": was} if was else {})},
+                extra={
+                    "username": user.username,
+                    "terms": TERMS_VERSION,
+                    **({"guest": was} if was else {}),
+                },
             )
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             if was:
@@ -201,6 +206,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "rows": rows,
         "provisional_games": provisional_games(),
         "min_games": leaderboard_min_games(),
+        # The player's own unfinished games, to continue (never shown to anyone else).
+        "your_games": unfinished_games(player) if own else [],
     }
     return render(request, "accounts/profile.html", context)
 

@@ -117,7 +117,11 @@ def proof(match: Match) -> Proof:
     out.committed = dice.commitment(match.server_seed) == match.commitment
     for row in Roll.objects.filter(match=match).order_by("n"):
         chosen = row.bonus == "control"
-        derived = None if chosen else dice.roll_face(match.server_seed, match.client_seed, row.n)
+        derived = (
+            None
+            if chosen
+            else dice.roll_face(match.server_seed, match.client_seed, row.dice_number)
+        )
         ok = chosen or derived == row.face
         out.checked += 0 if chosen else 1
         out.bad += 0 if ok else 1

@@ -76,6 +76,9 @@ class Match(models.Model):
     turn_seq = models.PositiveIntegerField(default=0)  # updated: the current Turn's n
     # Updated: when the player to act runs out of time, or when a bot or an auto-move acts.
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Updated: after a roll no pawn could use, the die passes on only at this time, so the
+    # players see the roll that was lost (seed 001: "pauses, passes the die").
+    pause_until = models.DateTimeField(null=True, blank=True)
     # Updated: a cache of the replay (engine notation plus counters), see games.match.replay.
     snapshot = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(db_default=Now())
@@ -100,6 +103,13 @@ class Match(models.Model):
     @property
     def ended(self) -> bool:
         return self.status in ENDED
+
+    @property
+    def draws_first(self) -> bool:
+        """Whether the first player is drawn with the match's dice: the preset says so, or
+        the match is played online (seed 001: in code rooms "who goes first is drawn at
+        random"); otherwise red starts (one-device and practice games of red-first presets)."""
+        return self.rules.first_player != "red" or self.mode in (Mode.FRIENDLY, Mode.RANKED)
 
     def state(self) -> State | None:
         """The engine state from the cached snapshot (None before the start)."""
@@ -136,6 +146,12 @@ class Seat(models.Model):
     # and whether the computer plays the seat until the player is back (mensch, party).
     disconnected_at = models.DateTimeField(null=True, blank=True)
     away = models.BooleanField(default=False)
+    # Updated: the player left the room (party: a bot plays the seat); cleared when they come
+    # back. One who never returns is placed below everyone still playing (seed 000).
+    gone = models.BooleanField(default=False)
+    # Updated: the seconds of their turn the player had left when their connection dropped
+    # while the turn waits for them (mensch); they get the rest back, not a fresh clock.
+    clock_left = models.FloatField(null=True, blank=True)
     # Set on joining: the player's address, shown to staff only (same-IP checks, disputes).
     ip = models.GenericIPAddressField(null=True, blank=True)
     # The browser that took the seat, updated when a socket connects with another one; staff
@@ -194,6 +210,10 @@ class Roll(models.Model):
     seq = models.PositiveIntegerField()  # the "rolled" event
     n = models.PositiveIntegerField()
     face = models.PositiveSmallIntegerField()
+    # The dice number the face was derived from, when it is not ``n``: after an undo (local
+    # play), the roll in the same place of the game replays the withdrawn roll's face, so
+    # undo is for mistakes, not for fishing (seed 003). Null: dice number ``n``.
+    die = models.PositiveIntegerField(null=True, blank=True)
     bonus = models.CharField(max_length=10, blank=True)  # Power: double, control, shield
     by = models.CharField(max_length=10, choices=BY_CHOICES, default="player")
     action_id = models.CharField(max_length=64, blank=True)
@@ -216,6 +236,11 @@ class Roll(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id} roll {self.n}: {self.face}"
+
+    @property
+    def dice_number(self) -> int:
+        """The n of ``dice.roll_face`` that gives this roll's face."""
+        return self.n if self.die is None else self.die
 
 
 class Move(models.Model):

@@ -44,7 +44,7 @@ def revoke(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("disputes", "0003_case_management"),
-        ("games", "0003_think_time_device_rating_protection"),
+        ("games", "0004_think_time_device_rating_protection"),
         ("audit", "0006_desk_actions"),
         ("accounts", "0001_initial"),
         ("ranked", "0002_queue_entry"),

@@ -19,6 +19,7 @@ CODES = frozenset(
         "no_undo",  # undo is for local games only, and there must be something to undo
         "ranked_busy",  # an account plays one ranked match at a time
         "forbidden",  # the user may not do this (not a moderator, not their match, ...)
+        "pause",  # a roll no pawn could use: the die passes on after a short pause
         "not_void",  # an un-void on a match that is not void
         "not_ranked",  # rating protection on a match that moved no rating
         "already_protected",  # the player's rating is protected from this match already

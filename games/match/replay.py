@@ -171,7 +171,10 @@ def undo_point(
         if action.kind == "leave":
             return None
         restored = before[action.seq]
-        person = action.row.corner in people  # type: ignore[union-attr]
+        # A person's action: made by a player (seats switch between person and computer in
+        # a local game, so the seat's kind now does not say who made it).
+        row = action.row
+        person = row.corner in people and getattr(row, "by", "") == "player"  # type: ignore[union-attr]
         if not person or (restored.phase == "move" and len(restored.legal) == 1):
             continue
         return action, restored

@@ -164,6 +164,21 @@ def snapshot_for(
         "out": list(shown.out),
         "winner": shown.winner,
         "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
+        # Seed 000: the player to play missed two turns: the bot plays their turn unless they
+        # tap the die in the window at its start (the deadline).
+        "reclaim": bool(
+            playing
+            and state is not None
+            and state.phase == "roll"
+            and rules.on_timeout == "bot"
+            and match.mode in ("friendly", "ranked")
+            and (seat_to_play := by_corner.get(state.to_play)) is not None
+            and not seat_to_play.bot
+            and not seat_to_play.away
+            and seat_to_play.missed_turns >= 2
+        ),
+        # After a roll no pawn could use, the die passes on at this time (seed 001).
+        "pause_until": match.pause_until.isoformat() if match.pause_until else None,
         "commitment": match.commitment,
         "legal": legal,
         "board": {
@@ -181,3 +196,63 @@ def snapshot_for(
         snap["shields"] = [list(s) for s in sorted(shown.shields)]
         snap["bonus"] = shown.bonus
     return snap
+
+
+# ---------------------------------------------------------------------------- your games
+
+MODE_WORDS = {
+    "ranked": "Ranked",
+    "friendly": "Room with friends",
+    "practice": "Against the computer",
+    "local": "One device",
+}
+YOUR_GAMES_SHOWN = 20
+
+
+def unfinished_games(user: Any) -> list[dict[str, Any]]:
+    """The matches waiting or being played in which `user` (an account, or this browser's
+    guest) holds a seat they have not left, newest first: what "Your games" lists so that a
+    player who closed the tab can continue (seeds 001, 002, 003)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return []
+    matches = list(
+        Match.objects.filter(
+            seats__user=user,
+            seats__left=False,
+            status__in=(Status.WAITING, Status.ACTIVE),
+        )
+        .distinct()
+        .order_by("-created_at", "-pk")[:YOUR_GAMES_SHOWN]
+    )
+    seats = Seat.objects.filter(match__in=matches).select_related("user").order_by("corner")
+    by_match: dict[int, list[Seat]] = {}
+    for seat in seats:
+        by_match.setdefault(seat.match_id, []).append(seat)
+    games = []
+    for match in matches:
+        rules = match.rules
+        mine = [s for s in by_match.get(match.pk, []) if s.user_id == user.pk]
+        others = [
+            seat_name(s, match)
+            for s in by_match.get(match.pk, [])
+            if s.user_id != user.pk and match.mode != "local"
+        ]
+        state = match.state()
+        your_turn = (
+            match.status == Status.ACTIVE
+            and state is not None
+            and state.phase != "over"
+            and any(s.corner == state.to_play for s in mine)
+        )
+        games.append(
+            {
+                "code": match.code,
+                "rules": rules.name.capitalize(),
+                "mode": MODE_WORDS.get(match.mode, match.mode),
+                "colours": [rules.colours[s.corner].capitalize() for s in mine],
+                "against": others,
+                "waiting": match.status == Status.WAITING,
+                "your_turn": your_turn,
+            }
+        )
+    return games

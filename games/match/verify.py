@@ -70,6 +70,7 @@ class _Check:
         self.turn = 0
         self.before: dict[int, tuple[State, Action]] = {}  # seq -> the state before an action
         self.gone: set[int] = set()  # seqs of the actions an undo withdrew
+        self.roll_seqs = {r.seq for r in self.rolls}
 
     # ------------------------------------------------------------------ 1, 2
 
@@ -115,7 +116,7 @@ class _Check:
         corners = rules.seats_for(match.players)
         if fixed is not None:
             want = int(fixed)
-        elif rules.first_player == "red":
+        elif not match.draws_first:
             want = corners[0]
         elif self.revealed:
             want = dice.draw_first(match.server_seed, client, corners)
@@ -184,8 +185,13 @@ class _Check:
         if isinstance(row, RollRow):
             if row.n != self.n_rolls:
                 raise Mismatch(f"{what}: numbered {row.n}, the replay is at roll {self.n_rolls}")
+            # The dice number is the count of rolls still in play (an undo's withdrawn rolls
+            # are replayed, games.services.kernel `dice_number`).
+            live = self.n_rolls - len(self.gone & self.roll_seqs)
+            if row.dice_number != live:
+                raise Mismatch(f"{what}: dice number {row.dice_number}, the replay is at {live}")
             if self.revealed and row.bonus != "control":
-                face = dice.roll_face(self.match.server_seed, self.match.client_seed, row.n)
+                face = dice.roll_face(self.match.server_seed, self.match.client_seed, live)
                 if row.face != face:
                     raise Mismatch(f"{what}: face {row.face} stored, the dice give {face}")
             self.n_rolls += 1
@@ -232,8 +238,8 @@ class _Check:
         if found is None or low in self.gone:
             raise Mismatch(f"{what}: seq {low} is not a roll or move still in play")
         restored, target = found
-        seat = next((s for s in self.seats if s.corner == getattr(target.row, "corner", -1)), None)
-        if target.kind not in ("roll", "move") or seat is None or seat.bot:
+        # A person's roll or move: one a player made (seats may switch kinds since).
+        if target.kind not in ("roll", "move") or getattr(target.row, "by", "") != "player":
             raise Mismatch(f"{what}: seq {low} is not a person's roll or move")
         self.gone.update(s for s in self.before if low <= s <= high)
         self.turn += 1

@@ -12,7 +12,8 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 
 - `create`: open a match; `join`: take a seat, choose a dice seed, start by hand;
 - `play`: roll, move, and a due deadline (`match_timeout`); `bots`: a bot's step;
-- `undo`: take back in local play; `leave`: forfeit and resign;
+- `undo`: take back in local play; `local`: switch a seat, start over (one device);
+- `leave`: forfeit and resign;
 - `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match
   (or undoes a void, or protects one player's rating from it);
 - `guests`: a guest's games move to the account they sign in to;
@@ -33,6 +34,7 @@ from games.services.guests import seats_hand_over
 from games.services.join import match_join, match_set_client_seed, match_start
 from games.services.kernel import ActionResult
 from games.services.leave import match_forfeit, match_resign
+from games.services.local import match_set_seat, match_start_over
 from games.services.play import match_move, match_roll, match_timeout
 from games.services.presence import seat_grace_expired, seat_set_connected
 from games.services.undo import match_undo
@@ -53,7 +55,9 @@ __all__ = [
     "match_resign",
     "match_roll",
     "match_set_client_seed",
+    "match_set_seat",
     "match_start",
+    "match_start_over",
     "match_timeout",
     "match_undo",
     "match_unvoid",

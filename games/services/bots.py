@@ -14,6 +14,7 @@ from games.engine import Move as EngineMove
 from games.engine import (
     State,
 )
+from games.engine import move as engine_move
 from games.match.errors import ServiceError
 from games.models import (
     Match,
@@ -73,6 +74,30 @@ def bot_step(change: Change, seat: Seat) -> None:
         if reason and len(state.legal) > 1:
             change.event("bot_said", {"corner": seat.corner, "text": reason})
         change.move(seat, chosen, shield=False, by="bot", action_id="")
+
+
+def leaver_would_finish(change: Change, seat: Seat) -> bool:
+    """Whether the bot playing for a player who left (a ``gone`` seat) is about to bring
+    their last pawn home while someone who has not left still plays. Seed 000: one who
+    leaves "can come back while the game runs; otherwise they lose", so the seat is taken
+    out there instead (`games.services.play.match_timeout`). Not in Pairs, where the pair
+    finishes together."""
+    state = change.state
+    if not seat.gone or state is None or state.phase != "move" or state.rules.pairs:
+        return False
+    if seat.corner in state.placings:
+        return False
+    playing = [
+        s
+        for s in change.seats
+        if s.corner not in state.placings and s.corner not in state.out and not s.gone
+    ]
+    if not playing:
+        return False
+    # The same choice `bot_step` makes: the bot's random source depends on the match only.
+    chosen, _reason = BOTS[seat.bot or DEFAULT_BOT_LEVEL].choose(state, bot_rng(change.match))
+    after, _events = engine_move(state, chosen)
+    return seat.corner in after.placings
 
 
 def bot_act(*, match_id: int, turn_seq: int, seq: int | None = None) -> ActionResult | None:

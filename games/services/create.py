@@ -259,7 +259,7 @@ def deal_first_turn(change: Change) -> None:
     fixed = match.options.get("first")
     if fixed is not None:
         first = int(fixed)
-    elif rules.first_player == "red":
+    elif not match.draws_first:
         first = corners[0]
     else:
         first = dice.draw_first(match.server_seed, client_seed, corners)

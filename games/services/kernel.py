@@ -3,10 +3,14 @@ the engine's events and the rows they imply, then save the match, its seats, the
 and the broadcast after commit. `games.services` is built on this; nothing else writes.
 
 Times: every stored time and every deadline comes from the database clock. A human's clock
-(modes ranked and friendly, presets with a turn timer) restarts after every stored change:
-``rules.turn_seconds * settings.LUDO_TIME_SCALE``. A bot's next step, and the auto-move of a
-lone legal move, are due after ``settings.LUDO_BOT_DELAY`` seconds, in the same
-``turn_deadline`` field.
+(modes ranked and friendly, presets with a turn timer) is ``rules.turn_seconds *
+settings.LUDO_TIME_SCALE`` for one turn: it starts when the turn (or an extra roll) starts
+and the roll does not restart it, so one deadline covers the roll and the move (seeds 000,
+002: "30 seconds to roll and move", "20 seconds for each turn"). A bot's next step, and the
+auto-move of a lone legal move, are due after ``settings.LUDO_BOT_DELAY`` seconds, in the same
+``turn_deadline`` field. After a roll no pawn can use, the die passes on only after
+``settings.LUDO_PASS_PAUSE`` seconds (``Match.pause_until``); the next deadline counts from
+there.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models, transaction
+from django.db.models import Q
 from django.db.models.functions import Now
 
 from audit import services as audit
@@ -80,6 +85,18 @@ def bot_delay() -> float:
     return _setting("LUDO_BOT_DELAY", 0.8)
 
 
+def pass_pause() -> float:
+    """The pause after a roll no pawn can use, before the die passes (seed 001: "the game
+    says so, pauses, passes the die")."""
+    return _setting("LUDO_PASS_PAUSE", 1.5)
+
+
+def reclaim_window() -> float:
+    """Seed 000: after two missed turns the bot plays on "until you tap the die at the start of
+    your turn": the seconds the player has at the start of each turn to take the seat back."""
+    return _setting("LUDO_RECLAIM_SECONDS", 3.0)
+
+
 # ---------------------------------------------------------------------------- the change
 
 
@@ -99,6 +116,14 @@ class Change:
     audits: list[Callable[[], Any]] = field(default_factory=list)
     match_fields: set[str] = field(default_factory=set)  # set-once fields to save too
     first_seq: int = 0
+    # The player to act rolled and still has to move: their turn's deadline runs on.
+    clock_runs_on: bool = False
+    # A roll no pawn could use passed the die: the next player starts after a pause.
+    passed_on_roll: bool = False
+    # The player took their seat back from the computer with this action: a fresh clock.
+    reclaimed: bool = False
+    # The player to act is back within the wait (mensch) with this many seconds left.
+    resume_clock: float | None = None
     # When the seat to play could act: the match's previous change (read with the lock), then
     # each action of this change. A roll's or move's think time runs from it.
     since: datetime | None = None
@@ -106,6 +131,9 @@ class Change:
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
         self.since = getattr(self.match, "acted_at", None)
+        pause = self.match.pause_until
+        if self.since is not None and pause is not None and pause > self.since:
+            self.since = pause  # after a lost roll the next player can act when the pause ends
         snap = self.match.snapshot or {}
         if snap.get("notation"):
             self.state = loads(snap["notation"])
@@ -170,7 +198,16 @@ class Change:
 
     # -- the actions
 
-    def roll(self, seat: Seat, *, face: int, bonus: str, by: str, action_id: str) -> None:
+    def roll(
+        self,
+        seat: Seat,
+        *,
+        face: int,
+        bonus: str,
+        by: str,
+        action_id: str,
+        die: int | None = None,
+    ) -> None:
         assert self.state is not None
         try:
             state, events = engine_roll(self.state, face, bonus=bonus)
@@ -186,6 +223,7 @@ class Change:
                 seq=seq,
                 n=self.rolls,
                 face=face,
+                die=die,
                 bonus=bonus,
                 by=by,
                 action_id=action_id,
@@ -195,10 +233,34 @@ class Change:
         )
         self.rolls += 1
         self.state = state
+        if any(isinstance(e, TurnPassed) for e in events):
+            self.passed_on_roll = True
+        elif by == "player" and state.phase == "move" and not self.reclaimed:
+            self.clock_runs_on = True
 
     def dice_roll(self, seat: Seat, *, by: str, action_id: str = "", bonus: str = "") -> None:
-        face = dice.roll_face(self.match.server_seed, self.match.client_seed, self.rolls)
-        self.roll(seat, face=face, bonus=bonus, by=by, action_id=action_id)
+        number = self.dice_number()
+        face = dice.roll_face(self.match.server_seed, self.match.client_seed, number)
+        die = None if number == self.rolls else number
+        self.roll(seat, face=face, bonus=bonus, by=by, action_id=action_id, die=die)
+
+    def dice_number(self) -> int:
+        """The dice number of the next roll: the count of rolls still in play. Every roll so
+        far is, except in local play after an undo: the rolls it withdrew do not count, so
+        the same place in the game rolls the same face again (seed 003: undo is for
+        mistakes; `games.match.verify` checks it)."""
+        if self.match.mode != "local":
+            return self.rolls
+        undone = MatchEvent.objects.filter(match=self.match, kind="undone").values_list(
+            "data", flat=True
+        )
+        spans = [(int(d["from"]), int(d["to"])) for d in undone]
+        if not spans:
+            return self.rolls
+        within = Q()
+        for low, high in spans:
+            within |= Q(seq__gte=low, seq__lte=high)
+        return self.rolls - RollRow.objects.filter(match=self.match).filter(within).count()
 
     def move(
         self, seat: Seat, chosen: EngineMove, *, shield: bool, by: str, action_id: str
@@ -322,19 +384,36 @@ def _deadline(change: Change) -> datetime | None:
     match, state = change.match, change.state
     if match.status != Status.ACTIVE or state is None or state.phase == "over":
         return None
+    # After a roll no pawn could use, the next player's time starts when the die passes.
+    start = max(change.now, match.pause_until or change.now)
     seat = change.seat_to_play()
     if seat.bot or seat.away:
         # A bot's seat, or a player's the computer plays while they are away (presence).
-        return change.now + timedelta(seconds=bot_delay())
+        return start + timedelta(seconds=bot_delay())
+    rules = match.rules
+    if (
+        rules.on_disconnect == "computer"
+        and match.mode != "local"
+        and not seat.connected
+        and seat.disconnected_at is not None
+    ):
+        # Seed 001: "the game waits 45 seconds for them": their turn waits for the grace
+        # (`seat_grace_expired` hands the seat to the computer and deals a deadline again).
+        return None
     if state.phase == "move" and len(legal_moves(state)) == 1:
         return change.now + timedelta(seconds=bot_delay())
     seconds = turn_seconds(match)
     if seconds is None:
         return None
-    if match.rules.on_timeout == "bot" and seat.missed_turns >= 2:
-        # After two missed turns the bot keeps playing until the player acts.
-        return change.now + timedelta(seconds=bot_delay())
-    return change.now + timedelta(seconds=seconds)
+    if rules.on_timeout == "bot" and seat.missed_turns >= 2:
+        # After two missed turns the bot keeps playing until the player taps the die at the
+        # start of their turn: a short window to do so, then the bot plays the turn.
+        return start + timedelta(seconds=reclaim_window())
+    if change.resume_clock is not None:
+        return start + timedelta(seconds=change.resume_clock)
+    if change.clock_runs_on and match.turn_deadline is not None and match.turn_deadline > start:
+        return match.turn_deadline  # one deadline covers the roll and the move
+    return start + timedelta(seconds=seconds)
 
 
 def _finish_if_over(change: Change) -> None:
@@ -393,6 +472,9 @@ def save(change: Change) -> None:
     if change.state is not None:
         match.snapshot = snapshot_of(change.state, rolls=change.rolls, turn=change.turn)
         match.turn_seq = change.turn
+    if change.passed_on_roll:
+        match.pause_until = change.now + timedelta(seconds=pass_pause())
+        change.match_fields.add("pause_until")
     match.turn_deadline = _deadline(change)
     by_model: dict[type, list[Any]] = {}
     for row in change.rows:

@@ -111,11 +111,12 @@ def hand_to_bot(change: Change, seat: Seat, actor: Any, ip: str | None) -> None:
     """Party: a leaving player's seat is played on by a labelled bot (RULES.md "leaving = bot
     in the seat"); the match keeps its number of players. The seat stays the player's: as
     for any away seat, they take it back by opening the room again or by acting in it.
-    RULES.md is silent on the result: the seat finishes where the bot brings it (the
-    finishing order is the replayed one, checked against the dice), and the stream and the
-    audit log say that the player left."""
+    Until they come back the seat is ``gone``: a leaver who never returns loses (seed 000),
+    so the bot never finishes the seat; where it would, the seat is taken out instead and
+    placed below everyone still playing (`games.services.bots.leaver_would_finish`). The
+    stream and the audit log say that the player left."""
     level = DEFAULT_BOT_LEVEL
-    change.seat_update(seat, away=True, missed_turns=0)
+    change.seat_update(seat, away=True, gone=True, missed_turns=0)
     change.event("bot_took_seat", {"corner": seat.corner, "bot": level, "reason": "resigned"})
     change.audits.append(
         partial(

@@ -25,7 +25,13 @@ from games.models import (
 )
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
-from games.services.bots import DEFAULT_BOT_LEVEL, bot_rng, bot_step, choose_bot_move
+from games.services.bots import (
+    DEFAULT_BOT_LEVEL,
+    bot_rng,
+    bot_step,
+    choose_bot_move,
+    leaver_would_finish,
+)
 from games.services.kernel import (
     ActionResult,
     Change,
@@ -91,10 +97,16 @@ def _player_action(
     assert change.state is not None
     if seat.corner != change.state.to_play:
         raise ServiceError("not_your_turn", "It is not your turn")
+    if seat.missed_turns or seat.away:
+        change.reclaimed = True
     if seat.missed_turns:
         change.seat_update(seat, missed_turns=0)
     if seat.away:
         seat_back(change, seat)  # the player acts: the computer gives their seat back
+    if match.pause_until is not None and change.now < match.pause_until:
+        raise ServiceError(
+            "pause", "No pawn could use the last roll: the die passes on in a moment"
+        )
     return change, seat, None
 
 
@@ -210,7 +222,10 @@ def match_timeout(*, match_id: int, turn_seq: int) -> ActionResult | None:
         state = change.state
         assert state is not None
         seat = change.seat_to_play()
-        if seat.bot or seat.away:
+        if seat.away and leaver_would_finish(change, seat):
+            # Seed 000: a leaver who never returns loses: out, below everyone still playing.
+            take_out(change, seat, reason="left", forfeit=True)
+        elif seat.bot or seat.away:
             # A bot's seat, or a player's the computer plays while they are away.
             bot_step(change, seat)
         elif state.phase == "move" and len(state.legal) == 1:

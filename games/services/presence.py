@@ -69,7 +69,7 @@ def _presence_save(change: Change, who_plays: list[Seat]) -> None:
 def seat_back(change: Change, seat: Seat) -> None:
     """The player is back in a seat the computer played for them: clear the mark (the
     caller saves the change, which deals the human's clock again)."""
-    change.seat_update(seat, away=False)
+    change.seat_update(seat, away=False, gone=False)
 
 
 def seat_set_connected(
@@ -94,23 +94,47 @@ def seat_set_connected(
             raise ServiceError("not_seated", "You have no seat in this match")
         back = False
         events = []
+        # Where the turn waits for a disconnected player (mensch), a connection lost or
+        # regained deals the deadline of the seat to play again: the turn waits, then the
+        # player has the rest of their time back (not a fresh clock to stall with).
+        waits = match.rules.on_disconnect == "computer" and match.mode != Mode.LOCAL
+        state = change.state
         agent = seat_agent(user_agent) if connected and user_agent else None
         for seat in seats:
             if agent and agent["user_agent"] != seat.user_agent:
                 change.seat_update(seat, **agent)  # the latest browser the player sat at
+            to_play = (
+                match.status == Status.ACTIVE
+                and state is not None
+                and state.phase != "over"
+                and state.to_play == seat.corner
+            )
             if connected:
                 if seat.connected and not seat.away and seat.disconnected_at is None:
                     continue
                 kind = "back" if seat.away else "connected"
                 back = back or seat.away
-                change.seat_update(seat, connected=True, disconnected_at=None, away=False)
+                if waits and to_play and seat.clock_left is not None and not seat.away:
+                    change.resume_clock = seat.clock_left
+                change.seat_update(
+                    seat,
+                    connected=True,
+                    disconnected_at=None,
+                    away=False,
+                    gone=False,
+                    clock_left=None,
+                )
             else:
                 if not seat.connected:
                     continue
                 kind = "disconnected"
                 change.seat_update(seat, connected=False, disconnected_at=change.now)
+                deadline = match.turn_deadline
+                if waits and to_play and deadline is not None and not seat.away:
+                    left = max((deadline - change.now).total_seconds(), 0.0)
+                    change.seat_update(seat, clock_left=left)
             events.append((kind, seat))
-        _presence_save(change, seats if back else [])
+        _presence_save(change, seats if back or (waits and events) else [])
         for kind, seat in events:
             audit.record(
                 action="seat.disconnected" if kind == "disconnected" else "seat.connected",
@@ -157,7 +181,7 @@ def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
             return "forfeit"
         # "computer" (mensch) and "bot" (party): the computer plays the seat's turns at a
         # bot's pace (`match_timeout`) until the player connects again or acts.
-        change.seat_update(seat, away=True)
+        change.seat_update(seat, away=True, clock_left=None)
         _presence_save(change, [seat])
         _presence_broadcast(match, [_presence_event("away", seat, change)])
         return "away"

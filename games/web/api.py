@@ -52,6 +52,7 @@ STATUS = {
     "already_seated": 409,
     "over": 409,
     "no_undo": 409,
+    "pause": 409,
     "too_large": 413,
     "rate_limited": 429,
 }
@@ -302,6 +303,9 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
         "rolls": [
             {
                 "n": r.n,
+                # The dice number its face comes from (n, except a roll replayed after an
+                # undo in local play).
+                "die": r.dice_number,
                 "seq": r.seq,
                 "turn": r.turn,
                 "corner": r.corner,
@@ -336,7 +340,9 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
             match.commitment,
             match.server_seed,
             match.client_seed,
-            [(r.n, r.face, r.bonus) for r in rolls],  # Dice control faces are chosen, not derived
+            [
+                (r.dice_number, r.face, r.bonus) for r in rolls
+            ],  # Dice control faces are chosen, not derived
         )
         record["proof"].update(
             server_seed=match.server_seed,

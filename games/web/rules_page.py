@@ -152,6 +152,7 @@ class Example:
     title: str
     frames: list[Frame]
     rules: Ruleset | None = None
+    board_index: int = 0  # its place among the boards of a page that draws several
 
 
 def _play(

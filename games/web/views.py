@@ -14,14 +14,17 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
+from accounts.forms import TERMS_VERSION
 from accounts.models import is_guest
 from accounts.views import player_for
+from disputes.services import window_days
 from games import services
 from games.engine import RULESETS, Ruleset
-from games.match import rooms
+from games.match import rooms, selectors
 from games.match.errors import ServiceError
 from games.match.replay import initial_state, load_actions, steps, undo_point, withdrawn
 from games.match.selectors import latest_events, match_by_code, snapshot_for
+from games.web.guides import guides, page_data
 from games.web.rules_page import board_config, examples, narrate, position
 
 # The presets in the order the site shows them, with what sets each apart.
@@ -41,6 +44,10 @@ def _levels() -> list[tuple[str, str]]:
 
 def _default_level() -> str:
     return str(services.DEFAULT_BOT_LEVEL)
+
+
+# Seed 003: on one device, the computer seats are "a beginner computer" unless chosen otherwise.
+LOCAL_BOT_LEVEL = "beginner"
 
 
 HOUSE_RULES = [
@@ -95,6 +102,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "party_options": PARTY_OPTIONS,
             "guest": is_guest(request.user),
             "preview": board_config(RULESETS["classic"]),
+            "your_games": selectors.unfinished_games(request.user),
         },
     )
 
@@ -163,13 +171,39 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
             if rules.ending == "first"
             else "play goes on until one is left, who loses",
         ),
-        ("Who starts", "Red" if rules.first_player == "red" else "drawn at random"),
+        (
+            "Who starts",
+            # Seed 001: in code rooms "who goes first is drawn at random" (Match.draws_first).
+            "Red on one device and against the computer; drawn with the dice in online rooms"
+            if rules.first_player == "red"
+            else "drawn at random with the dice",
+        ),
         (
             "Turn clock",
             f"{rules.turn_seconds} seconds" if rules.turn_seconds else "none (one device)",
         ),
     ]
     return facts
+
+
+@require_GET
+def terms(request: HttpRequest) -> HttpResponse:
+    """The Terms of Service and fair play rules (seed 002), accepted at sign-up."""
+    return render(request, "terms.html", {"version": TERMS_VERSION, "dispute_days": window_days()})
+
+
+@require_GET
+def guide(request: HttpRequest, slug: str) -> HttpResponse:
+    """One of the duel guides (seed 004), its boards played through the engine."""
+    found = guides().get(slug)
+    if found is None:
+        raise Http404("There is no such guide")
+    others = [g for g in guides().values() if g.slug != slug]
+    return render(
+        request,
+        "games/guide.html",
+        {"guide": found, "data": page_data(found), "others": others},
+    )
 
 
 @require_GET
@@ -260,7 +294,7 @@ def play_local(request: HttpRequest) -> HttpResponse:
             {
                 "presets": PRESETS,
                 "levels": _levels(),
-                "default_level": _default_level(),
+                "default_level": LOCAL_BOT_LEVEL,
                 "corners": _local_corners(),
                 "house_rules": HOUSE_RULES,
                 "party_options": PARTY_OPTIONS,
@@ -273,7 +307,7 @@ def play_local(request: HttpRequest) -> HttpResponse:
     for c in corners:
         who = request.POST.get(f"seat{c}", "person")
         if who != "person":
-            bots[c] = _choice(who, _levels(), _default_level())
+            bots[c] = _choice(who, _levels(), LOCAL_BOT_LEVEL)
     return _create(
         request,
         ruleset=ruleset,
@@ -352,14 +386,33 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             # Inline: segno's SVG has no xmlns, so it cannot be an <img> source.
             "qr": mark_safe(rooms.qr_svg(join_url)) if snapshot["status"] == "waiting" else "",
             "can_join": snapshot["status"] == "waiting" and not mine,
+            # A visitor with no seat in a friends' room with a free seat sits down at once.
+            "auto_join": snapshot["status"] == "waiting"
+            and not mine
+            and match.mode == "friendly"
+            and len(seats) < match.players,
             "can_start": snapshot["status"] == "waiting"
             and user is not None
             and match.host_id == user.pk
             and match.mode != "ranked",
             "levels": _levels(),
             "default_level": _default_level(),
+            "local_seats": _local_seats(match, seats, snapshot) if match.mode == "local" else [],
+            "local_level": LOCAL_BOT_LEVEL,
         },
     )
+
+
+def _local_seats(match: Any, seats: list[Any], snapshot: dict[str, Any]) -> list[dict[str, Any]]:
+    """One device: each seat still playing, as the switch under the board shows it."""
+    if snapshot["status"] not in ("waiting", "active"):
+        return []
+    colours = match.rules.colours
+    return [
+        {"corner": s.corner, "colour": colours[s.corner].capitalize(), "bot": s.bot or ""}
+        for s in seats
+        if not s.left
+    ]
 
 
 @require_POST
@@ -375,6 +428,43 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
     except ServiceError as e:
         messages.error(request, e.message)
     return redirect("room", code=match.code)
+
+
+@require_POST
+def room_seat(request: HttpRequest, code: str) -> HttpResponse:
+    """One device: switch a seat between a person and a computer during the game."""
+    match = _match(code)
+    who = request.POST.get("who", "person")
+    bot = None if who == "person" else _choice(who, _levels(), LOCAL_BOT_LEVEL)
+    try:
+        corner = int(request.POST.get("corner", ""))
+        services.match_set_seat(
+            match_id=match.pk,
+            user=request.user if request.user.is_authenticated else None,
+            corner=corner,
+            bot=bot,
+        )
+    except ValueError:
+        messages.error(request, "Say which seat to switch.")
+    except ServiceError as e:
+        messages.error(request, e.message)
+    return redirect("room", code=match.code)
+
+
+@require_POST
+def room_start_over(request: HttpRequest, code: str) -> HttpResponse:
+    """One device: the same seats in a fresh game."""
+    match = _match(code)
+    try:
+        fresh = services.match_start_over(
+            match_id=match.pk,
+            user=request.user if request.user.is_authenticated else None,
+            ip=client_ip(request),
+        )
+    except ServiceError as e:
+        messages.error(request, e.message)
+        return redirect("room", code=match.code)
+    return redirect("room", code=fresh.code)
 
 
 @require_POST
@@ -428,6 +518,9 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
             rolls.append(
                 {
                     "n": row.n,
+                    # The dice number its face comes from: n, or the withdrawn roll's that it
+                    # replays after an undo (local play).
+                    "die": row.dice_number,
                     "face": row.face,
                     "corner": row.corner,
                     "chosen": row.bonus == "control",

@@ -109,12 +109,14 @@ async function proof() {
   let checked = 0;
   for (const r of p.rolls) {
     const tr = document.createElement("tr");
-    const derived = r.chosen ? null : await derive(key, `${p.client_seed}:${r.n}`);
+    // The dice number: n, or after an undo the withdrawn roll's number it replays.
+    const die = r.die ?? r.n;
+    const derived = r.chosen ? null : await derive(key, `${p.client_seed}:${die}`);
     const ok = r.chosen || derived === r.face;
     if (!r.chosen) checked += 1;
     if (!ok) bad += 1;
     const seat = cfg.seats.find((s) => s.corner === r.corner);
-    for (const text of [String(r.n), seat ? seat.colour : String(r.corner), String(r.face), r.chosen ? "chosen (Dice control)" : String(derived)]) {
+    for (const text of [die === r.n ? String(r.n) : `${r.n} (replays ${die})`, seat ? seat.colour : String(r.corner), String(r.face), r.chosen ? "chosen (Dice control)" : String(derived)]) {
       const td = document.createElement("td");
       td.textContent = text;
       tr.appendChild(td);

@@ -335,6 +335,7 @@ function render() {
   if (moves.length === 1 && mine) {
     autoTimer = setTimeout(() => sendMove(moves[0]), AUTO_MOVE_MS);
   }
+  renderPromises();
 }
 
 function renderSeats() {
@@ -575,6 +576,42 @@ document.addEventListener("keydown", (evt) => {
     $("undo")?.click();
   }
 });
+
+// ------------------------------------------------------------------ seed promises (issue 16)
+// Kept apart: what the product descriptions promise about rolling, on top of the controls.
+
+// Seed 004: "Tap anywhere on the board to roll the die": when it is your roll, a tap or a
+// click on the board rolls (the Roll button, the die and the keys stay).
+$("board").addEventListener("click", () => {
+  if (canRoll() && !passing()) sendRoll();
+});
+
+// Seed 001: after a roll no pawn can use, the game pauses before the die passes on (the
+// server takes no roll before `pause_until`): the controls wait with it.
+function passing() {
+  return Boolean(snap.pause_until) && Date.parse(snap.pause_until) > Date.now();
+}
+
+let passTimer = null;
+
+function renderPromises() {
+  clearTimeout(passTimer);
+  const die = $("die-button");
+  if (canRoll() && passing()) {
+    $("roll").disabled = true;
+    die.disabled = true;
+    passTimer = setTimeout(render, Date.parse(snap.pause_until) - Date.now() + 20);
+  }
+  // Seed 000: after two missed turns the bot plays on "until you tap the die at the start of
+  // your turn": while that window is open, the die says so.
+  const reclaim = Boolean(snap.reclaim) && canRoll();
+  die.classList.toggle("reclaim", reclaim);
+  die.setAttribute("aria-label", reclaim ? "Tap the die to play this turn yourself" : "Roll the die");
+  const turn = $("turn").firstChild;
+  if (reclaim && turn && turn.nodeType === Node.TEXT_NODE) {
+    turn.nodeValue = "You missed two turns: tap the die now to play this turn yourself, or the bot plays it.";
+  }
+}
 
 setInterval(tickClock, 500);
 for (const e of cfg.history || []) note(e); // what happened before this page opened

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from accounts.forms import TERMS_VERSION
 from accounts.models import User
 from audit.models import AuditEntry
 from games import services
@@ -42,7 +43,13 @@ def test_a_guest_signs_up_and_keeps_the_practice_match(client: Client) -> None:
     name = unique("kept")
     response = client.post(
         "/accounts/signup/",
-        {"username": name, "password1": PASSWORD, "password2": PASSWORD, "next": "/"},
+        {
+            "username": name,
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+            "terms": "on",
+            "next": "/",
+        },
     )
     assert response.status_code == 302
     user = User.objects.get(username=name)
@@ -52,7 +59,7 @@ def test_a_guest_signs_up_and_keeps_the_practice_match(client: Client) -> None:
     assert match.seats.filter(user=user).exists()
     entry = AuditEntry.objects.filter(action="user.guest_upgraded").last()
     assert entry is not None and entry.actor_id == user.pk
-    assert entry.extra_data == {"username": name, "guest": guest_name}
+    assert entry.extra_data == {"username": name, "guest": guest_name, "terms": TERMS_VERSION}
 
     html = Client().get(f"/players/{name}/").content.decode()  # public now
     assert f'href="/r/{match.code}/replay/"' in html
@@ -68,7 +75,7 @@ def test_a_refused_sign_up_leaves_the_guest_as_it_was(client: Client) -> None:
     guest, _ = practise(client)
     html = client.post(
         "/accounts/signup/",
-        {"username": unique("bad"), "password1": "short", "password2": "short"},
+        {"username": unique("bad"), "password1": "short", "password2": "short", "terms": "on"},
     ).content.decode()
     assert "too short" in html
     assert f"Playing as <strong>{guest.display_name}</strong>" in html
@@ -80,7 +87,13 @@ def test_a_new_sign_up_is_a_new_user_and_is_audited(client: Client) -> None:
     name = unique("new")
     client.post(
         "/accounts/signup/",
-        {"username": name, "email": "n@example.com", "password1": PASSWORD, "password2": PASSWORD},
+        {
+            "username": name,
+            "email": "n@example.com",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+            "terms": "on",
+        },
     )
     user = User.objects.get(username=name)
     assert user.email == "n@example.com"
@@ -95,6 +108,7 @@ def test_a_new_sign_up_is_a_new_user_and_is_audited(client: Client) -> None:
                 "email": "N@example.com",
                 "password1": PASSWORD,
                 "password2": PASSWORD,
+                "terms": "on",
             },
         )
         .content.decode()
@@ -109,6 +123,7 @@ def test_signing_up_goes_to_next_only_on_this_site(client: Client) -> None:
             "username": unique("nx"),
             "password1": PASSWORD,
             "password2": PASSWORD,
+            "terms": "on",
             "next": "https://evil.example.com/",
         },
     )

@@ -48,7 +48,8 @@ def test_sign_up_refuses_a_weak_password(client: Client, password: str, says: st
     name = unique("weak")
     password = password.format(username=name)
     html = client.post(
-        "/accounts/signup/", {"username": name, "password1": password, "password2": password}
+        "/accounts/signup/",
+        {"username": name, "password1": password, "password2": password, "terms": "on"},
     ).content.decode()
     assert says in html
     assert not User.objects.filter(username=name).exists()

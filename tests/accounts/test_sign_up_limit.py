@@ -13,7 +13,8 @@ from .conftest import PASSWORD, fresh_ip, unique
 
 def sign_up(client: Client, name: str) -> Any:
     return client.post(
-        "/accounts/signup/", {"username": name, "password1": PASSWORD, "password2": PASSWORD}
+        "/accounts/signup/",
+        {"username": name, "password1": PASSWORD, "password2": PASSWORD, "terms": "on"},
     )
 
 

@@ -103,6 +103,7 @@ def serve(
         SIGN_UPS_PER_IP="1000",  # every browser signs up from 127.0.0.1
         **settings,
     )
+    env.setdefault("LUDO_PASS_PAUSE", "0")  # a test that waits for it says so
     run: dict[str, Any] = {"cwd": ROOT, "env": env, "check": True, "capture_output": True}
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], **run)
     printed = ""

@@ -21,6 +21,8 @@ SECOND = "another-long-pass-77"
 def fill(page: Page, fields: dict[str, str]) -> None:
     for name, value in fields.items():
         page.fill(f"input[name={name}]", value)
+    if page.locator("input[name=terms]").count():
+        page.check("input[name=terms]")  # sign-up: the Terms of Service are accepted
     page.locator("main button[type=submit]").click()
 
 

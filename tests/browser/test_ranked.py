@@ -21,6 +21,7 @@ def sign_up(page: Page, site: str, name: str) -> None:
     page.fill("input[name=username]", name)
     page.fill("input[name=password1]", "a-long-pass-42")
     page.fill("input[name=password2]", "a-long-pass-42")
+    page.check("input[name=terms]")
     page.click("button[type=submit]")
     expect(page.locator(".signed-in")).to_contain_text(name)
 

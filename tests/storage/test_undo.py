@@ -106,7 +106,7 @@ def test_nothing_to_undo_refusals(host, make_user) -> None:
     assert refused.value.code == "stale"
 
 
-def test_undo_a_roll_keeps_its_row_and_draws_a_fresh_die(host) -> None:
+def test_undo_a_roll_keeps_its_row_and_replays_its_face(host) -> None:
     match = local(host, players=2, ruleset="classic")
     match = current(match)
     start = match.snapshot
@@ -128,11 +128,16 @@ def test_undo_a_roll_keeps_its_row_and_draws_a_fresh_die(host) -> None:
     assert Turn.objects.filter(match=match, n=turn + 1, corner=0, seq=undone.seq).exists()
     audited = AuditEntry.objects.get(action="match.undone", object_id=str(match.pk))
     assert audited.actor_id == host.pk and audited.extra_data["from"] == 5
-    # The re-roll is dice number 1 (roll 0 stays, withdrawn).
+    # The re-roll is roll 1, and it replays dice number 0, the withdrawn roll's: the same
+    # position rolls the same face (roll 0 stays, withdrawn).
     services.match_roll(match_id=match.pk, user=host, seq=match.seq, action_id="r2")
-    assert list(Roll.objects.filter(match=match).values_list("n", flat=True)) == [0, 1]
-    rolled = MatchEvent.objects.filter(match=match, kind="rolled").order_by("seq").last()
-    assert rolled.data["face"] == dice.roll_face(match.server_seed, match.client_seed, 1)
+    assert list(Roll.objects.filter(match=match).values_list("n", "die")) == [(0, None), (1, 0)]
+    faces = list(
+        MatchEvent.objects.filter(match=match, kind="rolled")
+        .order_by("seq")
+        .values_list("data__face", flat=True)
+    )
+    assert faces == [dice.roll_face(match.server_seed, match.client_seed, 0)] * 2
     agrees(match)
 
 
@@ -336,3 +341,45 @@ def test_the_room_page_says_whether_there_is_anything_to_undo(host) -> None:
     bot_first = run_bots(bot_first)
     assert current(bot_first).state().to_play == 2
     assert undo_empty(bot_first)
+
+
+def test_undo_is_for_mistakes_not_for_fishing(host) -> None:
+    """Issue 16 item 9 (seed 003): roll, undo, roll again gives the same face: the withdrawn
+    roll is replayed, the computer's rolls after an undone move too, and the dice proof
+    still re-derives every roll once the seed is revealed."""
+    match = local(host, players=2, bots={2: "easy"})
+    n = 0
+    while Roll.objects.filter(match=match, corner=0).count() < 3:
+        match = run_bots(match)
+        person_acts(match, host, n)
+        n += 1
+    match = run_bots(match)
+    if match.state().phase != "roll":  # type: ignore[union-attr]
+        person_acts(match, host, n)
+        match = run_bots(match)
+    faces = []
+    for tries in range(6):
+        match = current(match)
+        services.match_roll(match_id=match.pk, user=host, seq=match.seq, action_id=f"fish{tries}")
+        faces.append(Roll.objects.filter(match=match).order_by("-seq").first().face)
+        services.match_undo(match_id=match.pk, user=host)
+    assert len(set(faces)) == 1, faces
+    # The bot's rolls after an undone move replay too: the same moves give the same game.
+    match = run_bots(current(match))
+    for k in range(20):
+        person_acts(current(match), host, 1000 + k)
+        match = run_bots(current(match))
+        if match.status != Status.ACTIVE:
+            break
+    agrees(match)
+    services.match_resign(match_id=match.pk, user=host)
+    match = current(match)
+    rolls = [(r.dice_number, r.face, r.bonus) for r in Roll.objects.filter(match=match)]
+    assert not dice.verify(match.commitment, match.server_seed, match.client_seed, rolls)
+    report = verify_match(match)
+    assert report.ok and "dice verified" in report.line, report.line
+    # A replayed roll's dice number is checked: another one is named.
+    replayed = Roll.objects.filter(match=match, die__isnull=False).first()
+    Roll.objects.filter(pk=replayed.pk).update(die=replayed.n)
+    report = verify_match(current(match))
+    assert not report.ok and "dice number" in report.line, report.line

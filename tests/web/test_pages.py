@@ -39,7 +39,12 @@ def test_guest_practises_then_signs_up_keeping_the_game(client: Client) -> None:
     assert match.mode == "practice" and match.seats.filter(bot__isnull=False).count() == 1
     client.post(
         "/accounts/signup/",
-        {"username": "cy", "password1": "a-long-pass-42", "password2": "a-long-pass-42"},
+        {
+            "username": "cy",
+            "password1": "a-long-pass-42",
+            "password2": "a-long-pass-42",
+            "terms": "on",
+        },
     )
     guest.refresh_from_db()
     assert guest.username == "cy" and guest.has_usable_password()
@@ -174,5 +179,6 @@ def test_party_options_from_the_create_forms(client: Client) -> None:
 def test_computer_level_defaults_to_the_services_default(client: Client) -> None:
     home = client.get("/").content.decode()
     assert '<option value="medium" selected>' in home
+    # One device (seed 003): the computer seats are the beginner computer by default.
     local = client.get("/play/local/").content.decode()
-    assert local.count('value="medium" selected>') == 3  # every seat but the first
+    assert local.count('value="beginner" selected>') == 3  # every seat but the first

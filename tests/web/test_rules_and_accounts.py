@@ -79,6 +79,7 @@ def test_sign_up_sign_out_sign_in(client: Client) -> None:
             "display_name": "Ada",
             "password1": "a-long-pass-42",
             "password2": "a-long-pass-42",
+            "terms": "on",
         },
     )
     assert response.status_code == 302
@@ -93,11 +94,16 @@ def test_sign_up_sign_out_sign_in(client: Client) -> None:
 def test_sign_up_refuses_guest_names_and_bad_passwords(client: Client) -> None:
     html = client.post(
         "/accounts/signup/",
-        {"username": "guest-abc", "password1": "a-long-pass-42", "password2": "a-long-pass-42"},
+        {
+            "username": "guest-abc",
+            "password1": "a-long-pass-42",
+            "password2": "a-long-pass-42",
+            "terms": "on",
+        },
     ).content.decode()
     assert "kept for guests" in html
     html = client.post(
-        "/accounts/signup/", {"username": "bo", "password1": "x", "password2": "y"}
+        "/accounts/signup/", {"username": "bo", "password1": "x", "password2": "y", "terms": "on"}
     ).content.decode()
     assert "field-error" in html
     assert not User.objects.filter(username__in=["guest-abc", "bo"]).exists()

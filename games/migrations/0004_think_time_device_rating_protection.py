@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0002_seat_ratings_presence_ip_void'),
+        ('games', '0003_match_pause_until_seat_gone_roll_die'),
     ]
 
     operations = [
