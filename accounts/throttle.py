@@ -127,6 +127,23 @@ def sign_up_allowed(ip: str | None) -> bool:
     return int(cache.get(_key("signup-ip", ip)) or 0) < _sign_up_limit()
 
 
+def _guest_limit() -> int:
+    return int(getattr(settings, "GUESTS_PER_IP", 30))
+
+
+def guest_allowed(ip: str | None) -> bool:
+    """Whether one more guest player may be made for `ip`: ``GUESTS_PER_IP`` (30) an hour, so a
+    script cannot fill the user table by clearing its cookies."""
+    if not ip:
+        return True
+    return int(cache.get(_key("guest-ip", ip)) or 0) < _guest_limit()
+
+
+def guest_made(ip: str | None) -> None:
+    if ip:
+        _bump(_key("guest-ip", ip), RESET_WINDOW)
+
+
 def signed_up(ip: str | None) -> None:
     """Count an account made from `ip`."""
     if ip:

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET
 
 from audit import services as audit
 from games import services
+from games.match.errors import ServiceError
 from games.match.selectors import unfinished_games
 from ranked.models import provisional_games
 from ranked.ratings import leaderboard_min_games
@@ -36,10 +37,19 @@ from .models import GUEST_PREFIX, User, is_guest
 
 
 def player_for(request: HttpRequest) -> User:
-    """The signed-in user, or a new guest user signed into this session."""
+    """The signed-in user, or a new guest user signed into this session; a `ServiceError`
+    (``too_many_guests``) when the address made its hour's guests already."""
     if request.user.is_authenticated:
         assert isinstance(request.user, User)
         return request.user
+    ip = client_ip(request)
+    if not throttle.guest_allowed(ip):
+        raise ServiceError(
+            "too_many_guests",
+            "Too many guest players from your address in the last hour: sign up or sign in, "
+            "or try again later.",
+        )
+    throttle.guest_made(ip)
     tag = secrets.token_hex(4)
     guest = User(username=f"{GUEST_PREFIX}{tag}", display_name=f"Guest {tag[:4].upper()}")
     guest.set_unusable_password()
@@ -104,14 +114,20 @@ class SignInView(auth_views.LoginView):
     def form_valid(self, form: SignInForm) -> HttpResponse:  # type: ignore[override]
         guest = self.request.user if is_guest(self.request.user) else None
         response = super().form_valid(form)
-        user = form.get_user()
-        audit.record(action="user.signed_in", actor=user, ip=client_ip(self.request), obj=user)
-        if guest is not None and guest.pk != user.pk:
-            # Signing in over a guest session: the guest's games come along.
-            moved = services.seats_hand_over(guest=guest, account=user)
-            if moved:
-                messages.success(self.request, "Your games as a guest are now on your account.")
+        if signed_in(self.request, form.get_user(), guest=guest):
+            messages.success(self.request, "Your games as a guest are now on your account.")
         return response
+
+
+def signed_in(request: HttpRequest, user: User, *, guest: Any) -> int:
+    """After a sign-in that `SignInForm` allowed (the form, the admin's, `POST /api/session`):
+    audit it and bring the `guest` session's games to the account. Returns how many seats
+    moved."""
+    audit.record(action="user.signed_in", actor=user, ip=client_ip(request), obj=user)
+    if guest is not None and guest.pk != user.pk:
+        # Signing in over a guest session: the guest's games come along.
+        return services.seats_hand_over(guest=guest, account=user)
+    return 0
 
 
 class SignOutView(auth_views.LogoutView):

@@ -9,6 +9,7 @@ Every hour it logs the audit chain's head (`audit.log_head`).
 import os
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ludo_site.settings")
 
@@ -16,7 +17,9 @@ app = Celery("ludo_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
-SWEEP_EVERY_SECONDS = 1.0
+# LUDO_SWEEP_EVERY shortens the tick for tests that run the real stack (bots step and
+# deadlines fire at a tick), as LUDO_TIME_SCALE shortens the durations; production keeps 1 s.
+SWEEP_EVERY_SECONDS = float(os.environ.get("LUDO_SWEEP_EVERY") or 1.0)
 
 app.conf.beat_schedule = {
     "sweep-match-clocks": {
@@ -33,3 +36,15 @@ app.conf.beat_schedule = {
     # shows later whether the newest entries were cut off (`verify_audit --anchor`).
     "log-audit-anchor": {"task": "audit.log_head", "schedule": 3600.0},
 }
+
+
+@worker_init.connect
+def _small_database_pool(**_: object) -> None:
+    """A worker process runs one task at a time: its pool keeps one connection and never
+    holds more than `env.WORKER_POOL_MAX` (set before the pool opens, and before prefork
+    children are forked, so each child gets the same)."""
+    from django.conf import settings
+
+    from . import env
+
+    env.size_pool_for_worker(settings.DATABASES["default"])

@@ -7,6 +7,7 @@ touching ``os.environ``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,19 @@ CHANNEL_LAYER_BACKENDS = {
     "core": "channels_redis.core.RedisChannelLayer",
 }
 DEFAULT_CHANNEL_LAYER = "pubsub"
-# Seconds a PostgreSQL connection is kept for reuse (DB_CONN_MAX_AGE).
-DB_CONN_MAX_AGE = 600
-# psycopg_pool sizes per server process when DB_POOL is on (the match sockets use 16 threads).
+# Seconds a PostgreSQL connection is kept for reuse (DB_CONN_MAX_AGE) when DB_POOL is off. 0:
+# under ASGI every request runs on a thread of its own, and a connection kept past its request
+# stays open until that dead thread is collected (40 requests left 40 connections, issue 12).
+DB_CONN_MAX_AGE = 0
+# psycopg_pool per process (DB_POOL, on by default on PostgreSQL): at most DB_POOL_MAX
+# connections, whatever the number of request threads or socket threads asking; a thread that
+# finds them all busy waits up to `timeout` seconds. DB_POOL_MIN stay open when idle.
+DB_POOL_MIN = 2
+DB_POOL_MAX = 10
+DB_POOL_TIMEOUT = 10
+# A Celery worker process runs one task at a time: one connection, a second to spare.
+WORKER_POOL_MIN = 1
+WORKER_POOL_MAX = 2
 # SQLite (the embedded default) serves the web requests, the match sockets' threads and the
 # in-process clock at once: transactions take the write lock when they begin (IMMEDIATE), so a
 # writer waits its turn (up to `timeout` seconds) instead of failing with "database is locked"
@@ -40,7 +51,6 @@ SQLITE_OPTIONS: dict[str, Any] = {
     "timeout": 20,
     "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
 }
-DB_POOL_OPTIONS = {"min_size": 4, "max_size": 20, "timeout": 10}
 # Python's collector after start-up (ludo_site.asgi): a full pass over a busy server's objects
 # froze it 0.4-0.5 s at 4,000 sockets (DESIGN.md, "Measured here"). Python's own is 700,10,10.
 DEFAULT_GC_THRESHOLDS = (50_000, 50, 100)
@@ -85,19 +95,21 @@ def database(
     conn_max_age: str | None = None,
     pool: str | None = None,
     health_checks: str | None = None,
+    pool_min: str | None = None,
+    pool_max: str | None = None,
 ) -> dict[str, Any]:
     """The default database: SQLite in the repo root when unset, else the URL's database.
 
-    On PostgreSQL a connection is kept and reused (``conn_max_age`` seconds, default
-    ``DB_CONN_MAX_AGE``; ``0`` closes it after every request or socket action, as Django's
-    default does). A new connection costs ~9 ms here, more than a whole roll.
-    ``health_checks`` (``DB_HEALTH_CHECKS``, off by default) checks a kept connection before
-    each use, at the price of one ``SELECT 1`` per socket action or read; without it, a
-    connection broken by a database restart fails one action and is then replaced. The match
-    sockets run their database work on a fixed pool of threads
-    (games.live.consumers), so at most that many connections per server process stay open.
-    ``pool`` true uses psycopg's connection pool (Django 5.2's ``OPTIONS["pool"]``) instead,
-    which needs ``CONN_MAX_AGE`` 0.
+    On PostgreSQL, psycopg's connection pool (Django's ``OPTIONS["pool"]``; ``pool``,
+    ``DB_POOL``, on by default): a request or socket action takes a connection and gives it
+    back when Django closes it, so one process never holds more than ``pool_max``
+    (``DB_POOL_MAX``) however many threads ask, and a new connection (~9 ms here, more than a
+    whole roll) is rarely paid. A connection the database dropped is checked and replaced by
+    the pool as it is taken (``health_checks``, ``DB_HEALTH_CHECKS``, on). ``DB_POOL=0``
+    opens a connection per request or socket action instead (``conn_max_age``,
+    ``DB_CONN_MAX_AGE``, default 0; more keeps it, which under ASGI leaks one per request
+    thread until the thread is collected; ``health_checks`` then checks a kept one before
+    each use).
     """
     if not url:
         return {
@@ -108,10 +120,22 @@ def database(
     config = dict(dj_database_url.parse(url, conn_max_age=0))
     if config["ENGINE"].endswith("sqlite3"):
         config["OPTIONS"] = {**config.get("OPTIONS", {}), **SQLITE_OPTIONS}
-    if parse_bool(pool, default=False):
-        if not config["ENGINE"].endswith("postgresql"):
+    postgres = config["ENGINE"].endswith("postgresql")
+    if parse_bool(pool, default=postgres):
+        if not postgres:
             raise ValueError("DB_POOL works with PostgreSQL only")
-        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": dict(DB_POOL_OPTIONS)}
+        if parse_int(conn_max_age, default=0, minimum=0, name="DB_CONN_MAX_AGE"):
+            raise ValueError("DB_CONN_MAX_AGE must be 0 with DB_POOL on (the pool keeps them)")
+        most = parse_int(pool_max, default=DB_POOL_MAX, minimum=1, name="DB_POOL_MAX")
+        least = parse_int(pool_min, default=min(DB_POOL_MIN, most), minimum=0, name="DB_POOL_MIN")
+        if least > most:
+            raise ValueError(f"DB_POOL_MIN ({least}) is more than DB_POOL_MAX ({most})")
+        options = {"min_size": least, "max_size": most, "timeout": DB_POOL_TIMEOUT}
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": options}
+        # With a pool, Django has it check a connection as it is taken (one empty query,
+        # ~0.1 ms): one the server ended (restart, pg_terminate_backend) is replaced instead
+        # of failing the request. DB_HEALTH_CHECKS=0 skips it.
+        config["CONN_HEALTH_CHECKS"] = parse_bool(health_checks, default=True)
         return config
     age = parse_int(conn_max_age, default=DB_CONN_MAX_AGE, minimum=0, name="DB_CONN_MAX_AGE")
     config["CONN_MAX_AGE"] = age
@@ -119,13 +143,44 @@ def database(
     return config
 
 
-def channel_layers(redis_url: str | None, kind: str | None = None) -> dict[str, Any]:
+def size_pool_for_worker(config: dict[str, Any]) -> None:
+    """Shrink the database pool of `config` (a ``DATABASES`` entry) for a Celery worker
+    process, before its pool is made; a pool made bigger by DB_POOL_MAX stays no bigger than
+    asked. No pool (SQLite, DB_POOL=0): nothing to do."""
+    pool = config.get("OPTIONS", {}).get("pool")
+    if not isinstance(pool, dict):
+        return
+    pool["max_size"] = min(int(pool.get("max_size", WORKER_POOL_MAX)), WORKER_POOL_MAX)
+    pool["min_size"] = min(int(pool.get("min_size", WORKER_POOL_MIN)), WORKER_POOL_MIN)
+
+
+def redis_prefix(value: str | None, database_name: Any) -> str:
+    """The prefix of everything this site puts in Redis (``REDIS_PREFIX``): the channel
+    layer's channels and groups, the cache, the socket counts, Celery's queues. Unset, it is
+    ``ludo.`` and the database's name: two sites (or a staging copy) on one Redis then keep
+    apart, as Redis pub/sub ignores the database number of the URL."""
+    if value is not None and value.strip():
+        prefix = value.strip()
+    else:
+        name = Path(str(database_name)).stem if database_name else "default"
+        prefix = f"ludo.{name}"
+    if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", prefix):
+        raise ValueError(
+            f"REDIS_PREFIX takes 1-64 letters, digits, '.', '_' or '-', got {prefix!r}"
+        )
+    return prefix
+
+
+def channel_layers(
+    redis_url: str | None, kind: str | None = None, prefix: str = "ludo"
+) -> dict[str, Any]:
     """The channel layer: in-memory when no Redis is configured, else channels-redis.
 
     ``kind`` (``CHANNEL_LAYER``): ``pubsub`` (the default) is channels-redis'
     RedisPubSubChannelLayer, which measured best here and drops nothing at the load the core
     layer drops at; ``core`` is RedisChannelLayer with a larger per-channel capacity than its
-    100 (past which it drops messages, logged at INFO only). Both get the redis-py 8 fixes.
+    100 (past which it drops messages, logged at INFO only). Both get the redis-py 8 fixes,
+    and `prefix` (`redis_prefix`) before their channel and group names.
     """
     if not redis_url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -140,7 +195,7 @@ def channel_layers(redis_url: str | None, kind: str | None = None) -> dict[str, 
         "socket_timeout": REDIS_SOCKET_TIMEOUT,
         "max_connections": REDIS_MAX_CONNECTIONS,
     }
-    config: dict[str, Any] = {"hosts": [host]}
+    config: dict[str, Any] = {"hosts": [host], "prefix": f"{prefix}:asgi"}
     if kind == "core":
         config["capacity"] = CORE_LAYER_CAPACITY
     return {"default": {"BACKEND": CHANNEL_LAYER_BACKENDS[kind], "CONFIG": config}}
@@ -170,7 +225,15 @@ def celery_broker_url(redis_url: str | None) -> str:
     return redis_url or "memory://"
 
 
-def caches(redis_url: str | None) -> dict[str, Any]:
+def celery_transport_options(redis_url: str | None, prefix: str) -> dict[str, Any]:
+    """Celery's broker options: on Redis every key and pub/sub channel it uses starts with
+    `prefix`, so two sites on one Redis never take each other's tasks."""
+    if not redis_url:
+        return {}
+    return {"global_keyprefix": f"{prefix}:celery:"}
+
+
+def caches(redis_url: str | None, prefix: str = "ludo") -> dict[str, Any]:
     """Django's cache: per-process memory when no Redis is configured, else Redis (Django's own
     RedisCache), so that what it counts (sign-in attempts) holds across server processes."""
     if not redis_url:
@@ -179,7 +242,7 @@ def caches(redis_url: str | None) -> dict[str, Any]:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": redis_url,
-            "KEY_PREFIX": "ludo",
+            "KEY_PREFIX": prefix,
         }
     }
 

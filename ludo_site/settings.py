@@ -26,6 +26,20 @@ ALLOWED_HOSTS = env.parse_list(
 )
 CSRF_TRUSTED_ORIGINS = env.parse_list(os.environ.get("CSRF_TRUSTED_ORIGINS"), default=[])
 
+# HTTPS=1 (production behind TLS): plain HTTP redirected to HTTPS, cookies sent over HTTPS
+# only, and HSTS for HSTS_SECONDS (a year; 0 leaves it off, e.g. while trying HTTPS out) with
+# includeSubDomains and preload (HSTS_INCLUDE_SUBDOMAINS=0, HSTS_PRELOAD=0 leave them out).
+# `manage.py check --deploy` is clean with it (README, "Production").
+HTTPS = env.parse_bool(os.environ.get("HTTPS"), default=False)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS") or 365 * 24 * 3600) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS and env.parse_bool(
+    os.environ.get("HSTS_INCLUDE_SUBDOMAINS"), default=True
+)
+SECURE_HSTS_PRELOAD = HTTPS and env.parse_bool(os.environ.get("HSTS_PRELOAD"), default=True)
+
 INSTALLED_APPS = [
     # daphne first: its runserver replaces Django's, serving the ASGI app.
     "daphne",
@@ -45,6 +59,13 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files from STATIC_ROOT (after collectstatic) with no web server in front; the
+    # views are synchronous anyway, so its sync-only middleware adds no thread hop.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # A NUL or an unencodable character in a path or field: a coded 400, not a database error.
+    "ludo_site.middleware.BadInputMiddleware",
+    # The database or Redis down: a 503 that says so (logged with the path), not a 500.
+    "ludo_site.middleware.UnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -73,9 +94,9 @@ TEMPLATES = [
 
 ASGI_APPLICATION = "ludo_site.asgi.application"
 
-# On PostgreSQL connections are kept DB_CONN_MAX_AGE seconds (default 600; 0 closes each after
-# use; DB_HEALTH_CHECKS=1 checks each before use), or DB_POOL=1 uses psycopg's pool
-# (ludo_site.env.database).
+# On PostgreSQL psycopg's pool, at most DB_POOL_MAX (10) connections a process, DB_POOL_MIN (2)
+# kept when idle; DB_POOL=0 opens one per request or socket action (DB_CONN_MAX_AGE 0)
+# (ludo_site.env.database; README "Database connections").
 DATABASES = {
     "default": env.database(
         os.environ.get("DATABASE_URL"),
@@ -83,13 +104,18 @@ DATABASES = {
         conn_max_age=os.environ.get("DB_CONN_MAX_AGE"),
         pool=os.environ.get("DB_POOL"),
         health_checks=os.environ.get("DB_HEALTH_CHECKS"),
+        pool_min=os.environ.get("DB_POOL_MIN"),
+        pool_max=os.environ.get("DB_POOL_MAX"),
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL") or None
+# Before every Redis key and channel of this site: REDIS_PREFIX, else "ludo." and the
+# database's name (two sites on one Redis would otherwise hear each other's rooms).
+REDIS_PREFIX = env.redis_prefix(os.environ.get("REDIS_PREFIX"), DATABASES["default"]["NAME"])
 # CHANNEL_LAYER=pubsub (default) or core picks the channels-redis layer when REDIS_URL is set.
-CHANNEL_LAYERS = env.channel_layers(REDIS_URL, os.environ.get("CHANNEL_LAYER"))
+CHANNEL_LAYERS = env.channel_layers(REDIS_URL, os.environ.get("CHANNEL_LAYER"), REDIS_PREFIX)
 
 # Garbage collection in a server process (ludo_site.asgi, after start-up): freeze what start-up
 # made, so full passes skip it, and collect less often (LUDO_GC_THRESHOLDS, empty for Python's
@@ -135,6 +161,7 @@ DISPUTE_APPEAL_DAYS = int(os.environ.get("DISPUTE_APPEAL_DAYS") or 14)
 DISPUTE_VOID_APPROVAL = env.parse_bool(os.environ.get("DISPUTE_VOID_APPROVAL"), default=True)
 
 CELERY_BROKER_URL = env.celery_broker_url(REDIS_URL)
+CELERY_BROKER_TRANSPORT_OPTIONS = env.celery_transport_options(REDIS_URL, REDIS_PREFIX)
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -155,10 +182,21 @@ SIGN_IN_FAILURES_PER_IP = 20
 SIGN_IN_WINDOW = 15 * 60
 # New accounts per address an hour (accounts.throttle.sign_up_allowed).
 SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
+# Guest players one address may get an hour (accounts.views.player_for); rooms one player may
+# have waiting for players, and open in an hour (games.services._may_open_room); sockets one
+# session may hold open in one server process (games.live.consumers).
+GUESTS_PER_IP = int(os.environ.get("GUESTS_PER_IP") or 30)
+ROOMS_WAITING_PER_PLAYER = int(os.environ.get("ROOMS_WAITING_PER_PLAYER") or 10)
+ROOMS_PER_PLAYER_HOUR = int(os.environ.get("ROOMS_PER_PLAYER_HOUR") or 60)
+SOCKETS_PER_SESSION = int(os.environ.get("SOCKETS_PER_SESSION") or 12)
 # Reverse proxies in front of the site whose X-Forwarded-For is believed (accounts.addresses).
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or 0)
+# Behind such a proxy the request came in over HTTPS when it says so (else HTTPS=1's redirect
+# would loop: the proxy speaks plain HTTP to the server).
+if TRUSTED_PROXIES:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # The cache holds the sign-in counts: Redis when REDIS_URL is set, so every process shares them.
-CACHES = env.caches(REDIS_URL)
+CACHES = env.caches(REDIS_URL, REDIS_PREFIX)
 # Email (password reset links): the console unless EMAIL_HOST names an SMTP server.
 globals().update(env.email(os.environ))
 
@@ -173,9 +211,18 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 
 # The audit chain's hourly anchor (audit.tasks.log_head) goes to standard error whatever level
 # the Celery worker logs at: the logs are where it is kept apart from the database.
+# Errors go to standard error whatever DEBUG says (Django's own console handler is for DEBUG
+# only, so with DEBUG=0 a 500 left no line): a 500 is "Internal Server Error: <path>" with its
+# traceback (django.request), a dependency down is "Unavailable (...): <path>" (ludo.requests);
+# django.request's 4xx warnings ("Not Found") are left out.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"stderr": {"class": "logging.StreamHandler"}},
-    "loggers": {"ludo.audit.anchor": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+    "loggers": {
+        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+        "ludo.audit.anchor": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+    },
 }

@@ -13,6 +13,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from games.live.wire import WireError, loads
+
 from . import matchmaking
 
 CLOSE_NO_PLAYER = 4401
@@ -48,8 +50,8 @@ class LobbyConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
-            message = json.loads(text_data or "")
-        except ValueError:
+            message = loads(text_data or "")
+        except WireError:
             message = None
         if not isinstance(message, dict) or message.get("type") != "status":
             await self.send(

@@ -362,6 +362,7 @@ def _seat(group: list[Waiting], *, rules: str, size: int, ranked: bool) -> Match
                 host=users[first.user_id],
                 bots=bots or None,
                 ip=first.ip,
+                paired=[users[e.user_id] for e in entries] if ranked else None,
             )
             for entry in entries[1:]:
                 services.match_join(code=match.code, user=users[entry.user_id], ip=entry.ip)

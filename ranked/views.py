@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.addresses import client_ip
 from accounts.models import is_guest
 from accounts.views import player_for
+from games.match.errors import ServiceError
 from games.match.rooms import spoken
 from games.models import Seat, Status
 
@@ -122,7 +123,7 @@ def quick_page(request: HttpRequest) -> HttpResponse:
 
 
 def _refused(request: HttpRequest, error: matchmaking.QueueError, back: str) -> HttpResponse:
-    status = {"forbidden": 403, "ranked_busy": 409}.get(error.code, 400)
+    status = {"forbidden": 403, "ranked_busy": 409, "too_many_guests": 429}.get(error.code, 400)
     if _wants_json(request):
         return JsonResponse({"error": error.as_dict()}, status=status)
     messages.error(request, error.message)
@@ -139,7 +140,10 @@ def queue_join(request: HttpRequest) -> HttpResponse:
             "forbidden", "Ranked play is for accounts: sign up or sign in to join a ranked queue"
         )
         return _refused(request, error, back)
-    user = player_for(request)  # casual quick match: a guest gets a player name here
+    try:
+        user = player_for(request)  # casual quick match: a guest gets a player name here
+    except ServiceError as e:
+        return _refused(request, matchmaking.QueueError(e.code, e.message), back)
     try:
         matchmaking.join(user=user, queue=queue, ranked=ranked, ip=client_ip(request))
     except matchmaking.QueueError as e:

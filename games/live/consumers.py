@@ -15,6 +15,7 @@ import functools
 import ipaddress
 import logging
 import threading
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -29,13 +30,31 @@ from games.live import presence
 from games.live.wire import Intent, RateLimit, WireError, error_frame, frame, parse
 from games.match import rooms
 from games.match.errors import ServiceError
-from games.match.selectors import match_by_code, match_with_seats, snapshot_for
+from games.match.selectors import match_by_code, match_with_seats, snapshot_for, visible_events
+from games.models import Match
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# Close codes in the 4000-4999 range left to applications.
+# Close codes in the 4000-4999 range left to applications; 1011 is the protocol's own
+# "the server met a condition it could not handle" (the browser reconnects).
 CLOSE_NOT_FOUND = 4404
+CLOSE_UNAVAILABLE = 1011
+UNAVAILABLE = "The server cannot reach its database just now: trying again"
+CLOSE_TOO_MANY = 4429
+
+# Open sockets per session (or per address, for a visitor without one) in this process: one
+# browser cannot hold thousands of sockets (SOCKETS_PER_SESSION).
+_open_by_session: Counter[str] = Counter()
+
+
+def _session_of(scope: dict[str, Any]) -> str:
+    session = scope.get("session")
+    key = getattr(session, "session_key", None) if session is not None else None
+    if key:
+        return f"session:{key}"
+    return f"address:{_socket_ip(scope)}"
+
 
 # Database work runs on a pool of threads, not channels' one shared thread: a service call
 # waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
@@ -76,6 +95,85 @@ def finish_db_work() -> None:
     old.shutdown(wait=True)
 
 
+# ---------------------------------------------------------------------------- heartbeat
+# Every HEARTBEAT_SECONDS one task per server process reads the `seq` of every match with a
+# socket here (one query) and sends each socket either the full state, when the match moved
+# on past what the socket was sent (an update lost: a failed read, a failed broadcast), or a
+# ``ping`` frame with the socket's ``v``: a browser that hears nothing for a while knows its
+# socket is dead and reconnects (static/js/room.js). It also keeps this process's socket
+# counts alive (`games.live.presence.RedisStore`).
+HEARTBEAT_SECONDS = 5.0
+_sockets: dict[int, set[MatchConsumer]] = {}
+_heartbeat: asyncio.Task[None] | None = None
+
+
+def _heartbeat_seconds() -> float:
+    return float(getattr(settings, "LUDO_HEARTBEAT_SECONDS", HEARTBEAT_SECONDS))
+
+
+def _watch(consumer: MatchConsumer) -> None:
+    global _heartbeat
+    assert consumer.match_id is not None
+    _sockets.setdefault(consumer.match_id, set()).add(consumer)
+    loop = asyncio.get_running_loop()
+    if _heartbeat is None or _heartbeat.done() or _heartbeat.get_loop() is not loop:
+        _heartbeat = loop.create_task(_beat_forever(), name="ludo-heartbeat")
+
+
+def _unwatch(consumer: MatchConsumer) -> None:
+    if consumer.match_id is None:
+        return
+    room = _sockets.get(consumer.match_id)
+    if room is not None:
+        room.discard(consumer)
+        if not room:
+            del _sockets[consumer.match_id]
+
+
+async def _beat_forever() -> None:
+    while _sockets:
+        await asyncio.sleep(_heartbeat_seconds())
+        try:
+            await beat()
+        except Exception:  # noqa: BLE001 - the next beat tries again
+            log.exception("heartbeat failed")
+
+
+async def beat() -> None:
+    """One heartbeat of this process's sockets (see above)."""
+    ids = sorted(_sockets)
+    if not ids:
+        return
+    try:
+        seqs = await _seqs(ids, _seated_counts())
+    except Exception:  # noqa: BLE001 - the database is down: pings keep the browsers waiting
+        log.warning("heartbeat: no seqs read (database unavailable)", exc_info=True)
+        seqs = {}
+    for match_id in ids:
+        for consumer in list(_sockets.get(match_id, ())):
+            await consumer.heartbeat(seqs.get(match_id))
+
+
+def _seated_counts() -> dict[tuple[int, int], int]:
+    """(match id, user id) -> this process's open sockets of seated players."""
+    counts: Counter[tuple[int, int]] = Counter()
+    for match_id, consumers in list(_sockets.items()):
+        for consumer in list(consumers):
+            if consumer.corner is not None and consumer.user is not None:
+                counts[(match_id, consumer.user.pk)] += 1
+    return dict(counts)
+
+
+@on_db_thread
+def _seqs(ids: list[int], counts: dict[tuple[int, int], int]) -> dict[int, int]:
+    try:
+        # This process's socket counts live on (and come back if Redis lost them).
+        presence.store().heartbeat(counts)
+    except Exception:  # noqa: BLE001 - Redis down: the next beat writes them
+        log.warning("heartbeat: socket counts not refreshed (Redis unavailable)")
+    return dict(Match.objects.filter(pk__in=ids).values_list("pk", "seq"))
+
+
 def _rate() -> tuple[float, int]:
     return (
         float(getattr(settings, "LUDO_WS_RATE", 8.0)),
@@ -93,6 +191,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
     viewer_corner: int | None = None
     group: str = ""
     sent_v: int = -1
+    mine: frozenset[int] = frozenset()
+    session: str = ""  # the key this socket is counted under in _open_by_session
+    resyncing: asyncio.Future[None] | None = None  # a full state being resent (`resync_soon`)
     last: dict[str, Any] | None = None  # the snapshot this socket was sent last
 
     async def send(
@@ -119,13 +220,35 @@ class MatchConsumer(AsyncWebsocketConsumer):
         # Accept at once: the server gives a handshake a few seconds, and the lookups below
         # queue behind other database work under load.
         await self.accept()
+        self.session = _session_of(self.scope)
+        if _open_by_session[self.session] >= int(getattr(settings, "SOCKETS_PER_SESSION", 12)):
+            self.session = ""
+            await self.send(
+                error_frame("too_many_sockets", "Too many open rooms in this browser: close some")
+            )
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        _open_by_session[self.session] += 1
         code = rooms.normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
+        try:
+            await self._enter(code)
+        except Exception:  # noqa: BLE001 - the database or Redis is down: say so, and close
+            log.exception("socket to room %s: could not enter", code)
+            await self.send(error_frame("unavailable", UNAVAILABLE))
+            await self.close(code=CLOSE_UNAVAILABLE)
+
+    async def _enter(self, code: str | None) -> None:
+        """Find the room, join its group, count the seat connected and send the state."""
         found = await _find(code) if code else None
         if found is None:
             await self.send(error_frame("not_found", "There is no room with that code"))
             await self.close(code=CLOSE_NOT_FOUND)
             return
         match_id, self.corner = found[0], _corner_of(found[1], self.user)
+        # Every corner this user sits in (several in local play): their private events.
+        self.mine = frozenset(
+            c for c, uid in found[1].items() if self.user is not None and uid == self.user.pk
+        )
         several = self.user is not None and list(found[1].values()).count(self.user.pk) > 1
         self.viewer_corner = None if several else self.corner
         self.group = f"match.{match_id}"
@@ -144,9 +267,18 @@ class MatchConsumer(AsyncWebsocketConsumer):
             )
         else:
             snapshot = await self._snapshot()
+        _watch(self)
         await self.send_state(snapshot)
 
     async def disconnect(self, code: int) -> None:
+        _unwatch(self)
+        if self.resyncing is not None:
+            self.resyncing.cancel()
+        if self.session:
+            _open_by_session[self.session] -= 1
+            if _open_by_session[self.session] <= 0:
+                del _open_by_session[self.session]
+            self.session = ""
         if self.match_id is None:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
@@ -174,7 +306,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.send(error_frame(e.code, e.message))
             return
         if intent.t == "resync":
-            await self.send_state()
+            await self.resync()
             return
         if self.corner is None or self.user is None:
             await self.send(error_frame("not_seated", "You are watching: only seated players act"))
@@ -183,6 +315,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
             result = await on_db_thread(_act)(self.match_id, self.user, intent)
         except ServiceError as e:
             await self.send(error_frame(e.code, e.message, self.sent_v))
+            return
+        except Exception:  # noqa: BLE001 - a dependency failed: the action did not happen
+            log.exception("match %s: %s failed", self.match_id, intent.t)
+            await self.send(error_frame("unavailable", UNAVAILABLE, self.sent_v))
             return
         if result is not None and result.repeated:
             # A client retrying after a lost answer: the action counted once; here is now.
@@ -221,19 +357,73 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         try:
             snapshot = await self._snapshot(v=v)
-        except Exception:  # noqa: BLE001 - a read failed: this socket catches up later
-            log.exception("match %s v%s: no snapshot for a socket", self.match_id, v)
+        except Exception:  # noqa: BLE001 - a read failed: resync until one succeeds
+            log.warning("match %s v%s: no snapshot for a socket; resyncing", self.match_id, v)
+            self.resync_soon()
             return
         if snapshot is None:
             return
         if presence_events:
             snapshot = _with_presence(snapshot, presence_events, same_v=True)
-        fresh = game + [_presence_wire(e) for e in presence_events]
+        # Another seat's Power picks stay theirs (the snapshot hides the stock too).
+        fresh = visible_events(game, mine=self.mine) + [_presence_wire(e) for e in presence_events]
         self.sent_v = max(self.sent_v, v)
         self.last = snapshot
         await self.send(
             frame("update", max(v, int(snapshot["v"])), {"events": fresh, "state": snapshot})
         )
+
+    async def match_resync(self, event: dict[str, Any]) -> None:
+        """A change whose update could not be broadcast (`games.services.broadcast` retrying
+        it): send the full state when this socket was not sent `v` yet."""
+        if int(event.get("v", 0)) > self.sent_v:
+            await self.resync()
+
+    async def heartbeat(self, seq: int | None) -> None:
+        """The process's heartbeat (`beat`): the full state when the match moved on past what
+        this socket was sent, else a ``ping`` with the socket's ``v``."""
+        if seq is not None and seq > self.sent_v and self.resyncing is None:
+            log.info(
+                "match %s: socket at v%s, match at v%s: resync", self.match_id, self.sent_v, seq
+            )
+            if self.corner is not None:
+                # This player's screen was stale: their clock starts again (if it is theirs).
+                await on_db_thread(_restart_clock)(self.match_id, seq)
+            await self.resync()
+            return
+        await self.send(frame("ping", self.sent_v, {}))
+
+    async def resync(self) -> bool:
+        """Send the full state; on failure (a database blip) keep trying in the background
+        (`resync_soon`) and tell the client. Returns whether it was sent now."""
+        try:
+            await self.send_state()
+        except Exception:  # noqa: BLE001 - tried again until it works
+            log.warning("match %s: resync failed; trying again", self.match_id, exc_info=True)
+            await self.send(error_frame("unavailable", UNAVAILABLE, self.sent_v))
+            self.resync_soon()
+            return False
+        return True
+
+    def resync_soon(self) -> None:
+        """Resend the full state after a failed read: 0.5 s, then twice as long each time (at
+        most 8 s) until it goes through or the socket closes."""
+        if self.resyncing is None or self.resyncing.done():
+            self.resyncing = asyncio.ensure_future(self._resync_until_sent())
+
+    async def _resync_until_sent(self) -> None:
+        wait = 0.5
+        try:
+            while True:
+                await asyncio.sleep(wait)
+                try:
+                    await self.send_state()
+                    return
+                except Exception:  # noqa: BLE001 - still down
+                    log.warning("match %s: resync failed again", self.match_id)
+                    wait = min(wait * 2, 8.0)
+        finally:
+            self.resyncing = None
 
     def _newer(self, e: dict[str, Any]) -> bool:
         """Whether presence event `e` is the latest this socket heard for its seat."""
@@ -382,6 +572,11 @@ def _load_now(match_id: int) -> Loaded | None:
 
 
 _load = on_db_thread(_load_now)
+
+
+def _restart_clock(match_id: int, seq: int) -> None:
+    with contextlib.suppress(Exception):  # the database is down: no sweep runs either
+        services.match_clock_restart(match_id=match_id, seq=seq)
 
 
 def _act(match_id: int, user: Any, intent: Intent) -> Any:

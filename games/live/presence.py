@@ -17,25 +17,38 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import socket
 import threading
+import time
+import uuid
 from collections import Counter
 from typing import Any, Protocol
 
 from django.conf import settings
 
+from accounts.models import User
 from games import services
 from games.match.errors import ServiceError
+from games.models import Mode, Seat, Status
 
 log = logging.getLogger(__name__)
 
-# A socket's count outlives a crashed server process by this long at most (seconds).
+# A player's socket counts are dropped this long after their last socket opened (seconds);
+# a killed process's counts stop counting much sooner (PROCESS_TTL).
 COUNT_TTL = 24 * 3600
+# A server process's sockets count while it refreshes its liveness key: every
+# `games.live.consumers.HEARTBEAT_SECONDS` (5), so a process killed stops counting within this.
+PROCESS_TTL = 15
+# This process, among those sharing the counts.
+PROCESS = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 class Store(Protocol):
     def opened(self, match_id: int, user_id: int) -> int: ...
     def closed(self, match_id: int, user_id: int) -> int: ...
     def count(self, match_id: int, user_id: int) -> int: ...
+    def heartbeat(self, counts: dict[tuple[int, int], int] | None = None) -> None: ...
 
 
 class MemoryStore:
@@ -63,34 +76,67 @@ class MemoryStore:
         with self.lock:
             return self.sockets.get((match_id, user_id), 0)
 
+    def heartbeat(self, counts: dict[tuple[int, int], int] | None = None) -> None:
+        """Nothing to refresh: the counts die with the one process that holds them."""
+
 
 class RedisStore:
-    """Socket counts every server process shares."""
+    """Socket counts every server process shares, each process's own: a hash per player and
+    room holds one count per process, and a process counts only while its liveness key lives
+    (`PROCESS_TTL` seconds, refreshed by `heartbeat` from the sockets' heartbeat). A process
+    killed with its sockets stops counting within `PROCESS_TTL` seconds (issue 12: its counts
+    lived 24 hours, and a player who then left was never marked disconnected)."""
 
-    def __init__(self, url: str, namespace: str) -> None:
+    def __init__(self, url: str, prefix: str, process: str | None = None) -> None:
         # Here, not at the top: the embedded default (no Redis) never loads the client.
         import redis
 
         self.client: Any = redis.Redis.from_url(url, socket_timeout=10)
-        self.prefix = f"ludo:{namespace}:sockets"
+        self.prefix = f"{prefix}:sockets"
+        self.process = process or PROCESS
 
     def _key(self, match_id: int, user_id: int) -> str:
         return f"{self.prefix}:{match_id}:{user_id}"
 
+    def _alive(self, process: str) -> str:
+        return f"{self.prefix}:process:{process}"
+
+    def heartbeat(self, counts: dict[tuple[int, int], int] | None = None) -> None:
+        """This process is alive: its counts go on counting for `PROCESS_TTL` seconds. With
+        `counts` ((match id, user id) -> sockets open here), they are written again too, so
+        counts lost with Redis (restarted without its data) come back within a beat."""
+        pipe = self.client.pipeline()
+        pipe.set(self._alive(self.process), 1, ex=PROCESS_TTL)
+        for (match_id, user_id), n in (counts or {}).items():
+            pipe.hset(self._key(match_id, user_id), self.process, n)
+            pipe.expire(self._key(match_id, user_id), COUNT_TTL)
+        pipe.execute()
+
     def opened(self, match_id: int, user_id: int) -> int:
         pipe = self.client.pipeline()
-        pipe.incr(self._key(match_id, user_id))
+        pipe.set(self._alive(self.process), 1, ex=PROCESS_TTL)
+        pipe.hincrby(self._key(match_id, user_id), self.process, 1)
         pipe.expire(self._key(match_id, user_id), COUNT_TTL)
-        return int(pipe.execute()[0])
+        pipe.execute()
+        return self.count(match_id, user_id)
 
     def closed(self, match_id: int, user_id: int) -> int:
-        left = int(self.client.decr(self._key(match_id, user_id)))
-        if left <= 0:
-            self.client.delete(self._key(match_id, user_id))
-        return max(left, 0)
+        key = self._key(match_id, user_id)
+        if int(self.client.hincrby(key, self.process, -1)) <= 0:
+            self.client.hdel(key, self.process)
+        return self.count(match_id, user_id)
 
     def count(self, match_id: int, user_id: int) -> int:
-        return max(int(self.client.get(self._key(match_id, user_id)) or 0), 0)
+        key = self._key(match_id, user_id)
+        counts = {p.decode(): int(n) for p, n in self.client.hgetall(key).items()}
+        if not counts:
+            return 0
+        processes = sorted(counts)
+        alive = self.client.mget([self._alive(p) for p in processes])
+        dead = [p for p, flag in zip(processes, alive, strict=True) if flag is None]
+        if dead:
+            self.client.hdel(key, *dead)  # a killed process's sockets
+        return sum(max(counts[p], 0) for p, flag in zip(processes, alive, strict=True) if flag)
 
 
 _store: Store | None = None
@@ -103,11 +149,9 @@ def store() -> Store:
     with _store_lock:
         if _store is None:
             url = getattr(settings, "REDIS_URL", None)
-            if url:
-                # Matches are numbered per database: keep two databases' counts apart.
-                _store = RedisStore(url, str(settings.DATABASES["default"]["NAME"]))
-            else:
-                _store = MemoryStore()
+            # Matches are numbered per database: the site's prefix (by default from the
+            # database's name) keeps two sites' counts apart.
+            _store = RedisStore(url, settings.REDIS_PREFIX) if url else MemoryStore()
         return _store
 
 
@@ -146,3 +190,63 @@ def seat_disconnected(*, match_id: int, user: Any, ip: str | None = None) -> Non
             services.seat_set_connected(match_id=match_id, user=user, connected=True, ip=ip)
     except ServiceError:
         return
+
+
+# ---------------------------------------------------------------------------- the sweep
+
+# How often (seconds, per process) the sweep looks for seats left connected by a killed
+# server process.
+ORPHANS_EVERY = 10.0
+_orphans_at = 0.0
+# (match id, user id) -> when the sweep first found no socket counting: marked only when still
+# so `PROCESS_TTL` later, after every live process's heartbeat wrote its counts again (Redis
+# restarted without its data loses them all at once).
+_suspects: dict[tuple[int, int], float] = {}
+
+
+def sweep_orphans(*, batch: int) -> int:
+    """Seats marked connected whose player has no socket counting any more, because the server
+    process that held it was killed: marked disconnected, so the grace starts (issue 12: such
+    a player was never marked gone). Shared counts only (Redis): the embedded default's one
+    process holds its sockets and its clock together. At most every `ORPHANS_EVERY` seconds;
+    returns how many seats were marked."""
+    global _orphans_at
+    counts = store()
+    if not isinstance(counts, RedisStore):
+        return 0
+    now = time.monotonic()
+    if now - _orphans_at < ORPHANS_EVERY:
+        return 0
+    _orphans_at = now
+    seats = set(
+        Seat.objects.filter(
+            match__status=Status.ACTIVE, connected=True, user__isnull=False, left=False
+        )
+        .exclude(match__mode=Mode.LOCAL)
+        .values_list("match_id", "user_id")[:batch]
+    )
+    marked = 0
+    for key in [k for k in _suspects if k not in seats]:
+        del _suspects[key]
+    for match_id, user_id in sorted(seats):
+        if counts.count(match_id, user_id) > 0:
+            _suspects.pop((match_id, user_id), None)
+            continue
+        first_seen = _suspects.setdefault((match_id, user_id), now)
+        if now - first_seen < PROCESS_TTL:
+            continue
+        del _suspects[(match_id, user_id)]
+        user = User.objects.filter(pk=user_id).first()
+        if user is None:
+            continue
+        try:
+            services.seat_set_connected(match_id=match_id, user=user, connected=False)
+            if counts.count(match_id, user_id) > 0:
+                # A socket opened meanwhile: connected after all.
+                services.seat_set_connected(match_id=match_id, user=user, connected=True)
+        except ServiceError:
+            continue
+        marked += 1
+    if marked:
+        log.info("presence: %s seats had no live socket left; marked disconnected", marked)
+    return marked

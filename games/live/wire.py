@@ -70,6 +70,46 @@ def _int(value: Any, name: str, low: int, high: int) -> int:
     return value
 
 
+# How deep a frame or request body may nest: a frame is two levels deep, and Python's JSON
+# parser raises RecursionError (not ValueError) past ~1,000 levels, which a 2 KB frame reaches.
+MAX_DEPTH = 8
+
+
+def loads(text: str | bytes, *, what: str = "frame") -> Any:
+    """JSON from a client, refused with a `WireError` (``bad_message``) when it is not JSON,
+    nests deeper than `MAX_DEPTH`, or holds a string (or key) the database cannot store: a NUL
+    character, or a lone surrogate (valid in JSON's ``\\ud800`` escapes, not in UTF-8)."""
+    try:
+        raw = json.loads(text)
+    except RecursionError:
+        raise WireError("bad_message", f"The {what} nests too deeply") from None
+    except ValueError:  # UnicodeDecodeError included
+        raise WireError("bad_message", f"The {what} is not JSON") from None
+    stack: list[tuple[Any, int]] = [(raw, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            _check_text(value, what)
+        elif isinstance(value, dict | list):
+            if depth >= MAX_DEPTH:
+                raise WireError("bad_message", f"The {what} nests too deeply")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(key, str):
+                    _check_text(key, what)
+                stack.append((item, depth + 1))
+    return raw
+
+
+def _check_text(text: str, what: str) -> None:
+    if "\x00" in text:
+        raise WireError("bad_message", f"The {what} holds a NUL character")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise WireError("bad_message", f"The {what} holds a lone surrogate") from None
+
+
 def parse(text: str | None, data: bytes | None = None) -> Intent:
     """A client frame as an `Intent`; `WireError` says why it is refused."""
     if data is not None:
@@ -78,12 +118,9 @@ def parse(text: str | None, data: bytes | None = None) -> Intent:
         raise WireError("bad_message", "Send text frames of JSON, not binary")
     if text is None:
         raise WireError("bad_message", "Empty frame")
-    if len(text) > MAX_FRAME_BYTES or len(text.encode()) > MAX_FRAME_BYTES:
+    if len(text) > MAX_FRAME_BYTES or len(text.encode("utf-8", "replace")) > MAX_FRAME_BYTES:
         raise WireError("too_large", f"Frames are at most {MAX_FRAME_BYTES} bytes")
-    try:
-        raw = json.loads(text)
-    except ValueError:
-        raise WireError("bad_message", "The frame is not JSON") from None
+    raw = loads(text)
     if not isinstance(raw, dict):
         raise WireError("bad_message", 'A frame is a JSON object with a "t" field')
     t = raw.get("t")

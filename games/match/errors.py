@@ -18,7 +18,10 @@ CODES = frozenset(
         "already_void",  # the match was voided already
         "no_undo",  # undo is for local games only, and there must be something to undo
         "ranked_busy",  # an account plays one ranked match at a time
+        "ranked_by_matchmaking",  # ranked matches are made, and sat in, by quick match only
         "forbidden",  # the user may not do this (not a moderator, not their match, ...)
+        "too_many_guests",  # this address made its hour's guest players already
+        "too_many_rooms",  # this player has as many open rooms as allowed, or made its hour's
         "pause",  # a roll no pawn could use: the die passes on after a short pause
         "not_void",  # an un-void on a match that is not void
         "not_ranked",  # rating protection on a match that moved no rating

@@ -8,7 +8,7 @@ never in it (it is revealed in the "ended" event and the replay once the match i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from games.engine import MARKS, Move, State, new_game, rules_name, view_for
@@ -49,11 +49,26 @@ def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:
     return match, seats
 
 
-def latest_events(match: Match, n: int = 80) -> list[dict[str, Any]]:
-    """The match's last `n` events as clients get them (the room's history after a reload),
-    oldest first."""
+# Events only their own player may see while the match is played: what a player picks up is
+# their Power stock, hidden from the others and from spectators (RULES.md, party "Power").
+PRIVATE_KINDS = frozenset({"bonus_picked"})
+
+
+def visible_events(
+    events: Iterable[dict[str, Any]], *, mine: Collection[int], ended: bool = False
+) -> list[dict[str, Any]]:
+    """`events` (wire dicts) as a viewer seated in corners `mine` may see them: another
+    seat's private events are left out until the match has `ended`."""
+    if ended:
+        return list(events)
+    return [e for e in events if e.get("kind") not in PRIVATE_KINDS or e.get("corner") in mine]
+
+
+def latest_events(match: Match, n: int = 80, *, mine: Collection[int] = ()) -> list[dict[str, Any]]:
+    """The match's last `n` events as the viewer seated in corners `mine` gets them (the
+    room's history after a reload), oldest first."""
     latest = MatchEvent.objects.filter(match=match).order_by("-seq")[:n]
-    return [e.as_wire() for e in reversed(latest)]
+    return visible_events((e.as_wire() for e in reversed(latest)), mine=mine, ended=match.ended)
 
 
 def seat_name(seat: Seat, match: Match) -> str:

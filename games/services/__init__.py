@@ -28,6 +28,7 @@ Callers outside the package use the names below (``from games import services``)
 """
 
 from games.match.errors import ServiceError
+from games.services import broadcast
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
 from games.services.create import HOUSE_RULES, PARTY_OPTIONS, match_create
 from games.services.guests import seats_hand_over
@@ -37,6 +38,7 @@ from games.services.leave import match_forfeit, match_resign
 from games.services.local import match_set_seat, match_start_over
 from games.services.play import match_move, match_roll, match_timeout
 from games.services.presence import seat_grace_expired, seat_set_connected
+from games.services.restart import match_clock_restart
 from games.services.undo import match_undo
 from games.services.void import match_unvoid, match_void, seat_protect_rating
 
@@ -49,6 +51,7 @@ __all__ = [
     "ServiceError",
     "bot_act",
     "match_create",
+    "match_clock_restart",
     "match_forfeit",
     "match_join",
     "match_move",
@@ -67,3 +70,6 @@ __all__ = [
     "seat_set_connected",
     "seats_hand_over",
 ]
+
+# A change whose news could not be delivered restarts its turn's clock (games.services.restart).
+broadcast.undelivered.append(match_clock_restart)

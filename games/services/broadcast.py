@@ -1,13 +1,18 @@
-"""Tell a match's room that it changed. Called after commit; best-effort by design.
+"""Tell a match's room that it changed. Called after commit; never raises into the service.
 
-The channel layer may drop messages under load; clients that see a gap in ``v`` resync from
-the database, which is the truth. So a failure here is logged and swallowed, never raised
-into the service that committed the change.
+The database is the truth. A broadcast that fails (Redis unreachable) is not dropped: the
+match is kept in this process's list of rooms owed news, and a retry thread sends them a
+``match.resync`` (each socket there that was not sent that ``v`` reloads the full state)
+every `RETRY_EVERY` seconds until it goes through. Should this process die first, the
+sockets' heartbeat (`games.live.consumers.beat`) finds the match ahead of them within seconds and
+resyncs them all the same (issue 12: the update was logged and lost until the next change).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -15,19 +20,92 @@ from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
 
+RETRY_EVERY = 1.0
+# (match id) -> the latest seq whose news did not go out, in this process.
+_owed: dict[int, int] = {}
+_owed_lock = threading.Lock()
+_retrying: threading.Thread | None = None
+
 
 def group_name(match_id: int) -> str:
     return f"match.{match_id}"
 
 
-def match_changed(match_id: int, seq: int, events: list[dict[str, Any]]) -> None:
-    """Send ``{"type": "match.update", "v": seq, "events": events}`` to the match's group."""
+def _send(match_id: int, message: dict[str, Any]) -> bool:
     try:
         layer = get_channel_layer()
         if layer is None:
-            return
-        async_to_sync(layer.group_send)(
-            group_name(match_id), {"type": "match.update", "v": seq, "events": events}
-        )
-    except Exception:  # noqa: BLE001 - the database is the truth; clients resync
-        log.exception("broadcast of match %s v%s failed", match_id, seq)
+            return True
+        async_to_sync(layer.group_send)(group_name(match_id), message)
+    except Exception:  # noqa: BLE001 - the database is the truth; retried below
+        log.warning("broadcast of match %s v%s failed", match_id, message.get("v"), exc_info=True)
+        return False
+    return True
+
+
+def match_changed(match_id: int, seq: int, events: list[dict[str, Any]]) -> None:
+    """Send ``{"type": "match.update", "v": seq, "events": events}`` to the match's group;
+    on failure the room is owed a resync (retried in the background), and the turn's clock
+    starts again when it goes out."""
+    if not _send(match_id, {"type": "match.update", "v": seq, "events": events}):
+        _restart_clock(match_id, seq)
+        _owe(match_id, seq)
+
+
+# Called with (match id, seq) when a change's news could not be delivered, and again when it
+# goes out: `games.services` registers `match_clock_restart` here (it writes the match, and
+# the kernel, which broadcasts, is below it: a hook, not an import cycle).
+undelivered: list[Callable[[int, int], Any]] = []
+
+
+def _restart_clock(match_id: int, seq: int) -> None:
+    for hook in undelivered:
+        try:
+            hook(match_id=match_id, seq=seq)
+        except Exception:  # noqa: BLE001 - the database is down too: no sweep runs either
+            log.warning("match %s: clock not restarted", match_id, exc_info=True)
+
+
+def _owe(match_id: int, seq: int) -> None:
+    global _retrying
+    with _owed_lock:
+        _owed[match_id] = max(seq, _owed.get(match_id, 0))
+        if _retrying is None:
+            _retrying = threading.Thread(target=_retry_owed, name="ludo-broadcast", daemon=True)
+            _retrying.start()
+
+
+def owed() -> dict[int, int]:
+    """The rooms this process still owes news (match id -> seq)."""
+    with _owed_lock:
+        return dict(_owed)
+
+
+def retry_owed() -> int:
+    """Send each owed room its resync once; returns how many are still owed."""
+    for match_id, seq in owed().items():
+        _restart_clock(match_id, seq)  # the player learns of the change only now
+        if _send(match_id, {"type": "match.resync", "v": seq}):
+            with _owed_lock:
+                if _owed.get(match_id) == seq:
+                    del _owed[match_id]
+    return len(owed())
+
+
+def _retry_owed() -> None:
+    global _retrying
+    pause = threading.Event()
+    while True:
+        pause.wait(RETRY_EVERY)
+        try:
+            retry_owed()
+        finally:
+            from django.db import connection
+
+            connection.close()  # this long-lived thread's: back to the pool between tries
+        with _owed_lock:
+            if not _owed:
+                # Under the lock: a room owed from now on starts a new thread.
+                _retrying = None
+                log.info("broadcast: every owed room resynced")
+                return

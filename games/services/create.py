@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models.functions import Now
 
 from audit import services as audit
 from audit.clock import db_now
@@ -120,10 +122,16 @@ def match_create(
     client_seed: str | None = None,
     server_seed: str | None = None,
     ip: str | None = None,
+    paired: Iterable[Any] | None = None,
     user_agent: str = "",
 ) -> Match:
     """Open a match. The host takes the lowest free seat (in local play every seat that is not
     a bot); bots take the corners given. It starts at once when every seat is filled.
+
+    A ranked match is made by matchmaking only (`ranked.matchmaking`): it passes ``paired``,
+    the accounts it paired (the host among them), and nobody else may take a seat
+    (``ranked_by_matchmaking``). A rated match anyone with the code could join would be a
+    match its players chose, not one the queue paired.
 
     ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
     ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
@@ -142,6 +150,11 @@ def match_create(
     bot_levels = check_bot_levels(bots)
     if bot_levels and mode == Mode.RANKED:
         raise ServiceError("ranked_no_bots", "Ranked matches never seat a bot")
+    paired_ids = sorted({int(u.pk) for u in paired or ()})
+    if mode == Mode.RANKED and (host is None or host.pk not in paired_ids):
+        raise ServiceError(
+            "ranked_by_matchmaking", "Ranked matches are made by quick match: join a ranked queue"
+        )
     if set(bot_levels) - set(corners):
         bad = sorted(set(bot_levels) - set(corners))[0]
         raise ServiceError("bad_request", f"Corner {bad} has no seat in this match")
@@ -168,6 +181,8 @@ def match_create(
     with transaction.atomic():
         if mode == Mode.RANKED and host is not None:
             ranked_may_sit(host)
+        if host is not None:
+            _may_open_room(host, waits=mode in (Mode.FRIENDLY, Mode.RANKED))
         now = db_now()
         match = None
         for _ in range(20):
@@ -177,6 +192,7 @@ def match_create(
                         code=_new_code(),
                         ruleset=ruleset,
                         options={
+                            **({"paired": paired_ids} if mode == Mode.RANKED else {}),
                             "rules": rules_name(rules),
                             "house_rules": [n for n in chosen if n in HOUSE_RULES],
                             "pairs": rules.pairs,
@@ -282,3 +298,21 @@ def deal_first_turn(change: Change) -> None:
             extra={"code": match.code, "first": first, "client_seed": client_seed},
         )
     )
+
+
+def _may_open_room(host: Any, *, waits: bool) -> None:
+    """Refuse a room that `waits` for players to a host with ``ROOMS_WAITING_PER_PLAYER`` (10)
+    rooms waiting already, and any room to a host who made ``ROOMS_PER_PLAYER_HOUR`` (60) in
+    the last hour: one account (or a script) cannot fill the tables with rooms nobody plays."""
+    waiting = int(getattr(settings, "ROOMS_WAITING_PER_PLAYER", 10))
+    hourly = int(getattr(settings, "ROOMS_PER_PLAYER_HOUR", 60))
+    hosted = Match.objects.filter(host_id=host.pk)
+    if waits and hosted.filter(status=Status.WAITING).count() >= waiting:
+        raise ServiceError(
+            "too_many_rooms",
+            f"You have {waiting} rooms waiting for players: start or leave one first",
+        )
+    if hosted.filter(created_at__gte=Now() - timedelta(hours=1)).count() >= hourly:
+        raise ServiceError(
+            "too_many_rooms", f"You opened {hourly} rooms in the last hour: try again later"
+        )

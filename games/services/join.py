@@ -58,6 +58,11 @@ def match_join(
         if match.status != Status.WAITING or not free:
             raise ServiceError("full", "Every seat in this match is taken")
         if match.mode == Mode.RANKED:
+            if user.pk not in match.options.get("paired", ()):
+                raise ServiceError(
+                    "ranked_by_matchmaking",
+                    "Only the players quick match paired sit in a ranked match",
+                )
             ranked_may_sit(user, match=match)
         seat = Seat.objects.create(
             match=match,

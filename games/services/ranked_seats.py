@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
+
 from accounts.models import is_guest
 from audit import services as audit
 from games.match.errors import ServiceError
@@ -24,7 +26,8 @@ def ranked_may_sit(user: Any, match: Match | None = None) -> None:
     so two tabs taking two seats at once are one after the other."""
     if is_guest(user) or not getattr(user, "is_authenticated", False):
         raise ServiceError("forbidden", "Ranked play is for accounts: sign up or sign in first")
-    type(user).objects.select_for_update().filter(pk=user.pk).first()
+    # The user model, not type(user): a request's user is a lazy object (a 500, issue 12).
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     busy = Seat.objects.filter(
         user_id=user.pk,
         left=False,

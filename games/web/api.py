@@ -18,22 +18,24 @@ Every error is ``{"code", "message"}`` with a matching HTTP status, and changes 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth import login, logout
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.addresses import client_ip
+from accounts.forms import SignInForm
+from accounts.models import is_guest
+from accounts.views import signed_in
 from games import services
-from games.live.wire import WireError, parse
+from games.live.wire import WireError, loads, parse
 from games.match import dice, rooms
 from games.match.errors import ServiceError
-from games.match.selectors import match_by_code, snapshot_for
+from games.match.selectors import match_by_code, snapshot_for, visible_events
 from games.models import Move, Roll
 
 STATUS = {
@@ -43,6 +45,9 @@ STATUS = {
     "unauthenticated": 401,
     "csrf_failed": 403,
     "not_seated": 403,
+    "forbidden": 403,
+    "ranked_by_matchmaking": 403,
+    "ranked_busy": 409,
     "not_found": 404,
     "method_not_allowed": 405,
     "not_your_turn": 409,
@@ -55,6 +60,8 @@ STATUS = {
     "pause": 409,
     "too_large": 413,
     "rate_limited": 429,
+    "too_many_guests": 429,
+    "too_many_rooms": 429,
 }
 MAX_BODY_BYTES = 8192
 
@@ -116,10 +123,7 @@ def _body(request: HttpRequest) -> dict[str, Any]:
         raise ApiError("too_large", f"Bodies are at most {MAX_BODY_BYTES} bytes")
     if not request.body:
         return {}
-    try:
-        data = json.loads(request.body)
-    except ValueError:
-        raise ApiError("bad_message", "The body is not JSON") from None
+    data = loads(request.body, what="body")
     if not isinstance(data, dict):
         raise ApiError("bad_message", "The body must be a JSON object")
     return data
@@ -155,10 +159,7 @@ def session(request: HttpRequest) -> HttpResponse:
         username, password = data.get("username"), data.get("password")
         if not isinstance(username, str) or not isinstance(password, str):
             raise ApiError("bad_request", "Send a username and a password")
-        user = authenticate(request, username=username, password=password)
-        if user is None:
-            raise ApiError("unauthenticated", "Wrong username or password")
-        login(request, user)
+        _sign_in(request, username, password)
     elif request.method == "DELETE":
         logout(request)
     user = request.user
@@ -169,6 +170,25 @@ def session(request: HttpRequest) -> HttpResponse:
             "csrf": get_token(request),
         }
     )
+
+
+def _sign_in(request: HttpRequest, username: str, password: str) -> None:
+    """The sign-in form's own checks (`accounts.forms.SignInForm`: the attempt limits per
+    username and address, the audit of failures and refusals), then its after-effects
+    (`accounts.views.signed_in`): the API is no way around them."""
+    guest = request.user if is_guest(request.user) else None
+    form = SignInForm(request, data={"username": username, "password": password})
+    if not form.is_valid():
+        errors = form.errors.as_data()
+        refusals = errors.get("__all__", [])
+        if any(e.code == "limited" for e in refusals):
+            raise ApiError("rate_limited", " ".join(form.non_field_errors()))
+        if refusals:
+            raise ApiError("unauthenticated", " ".join(form.non_field_errors()))
+        raise ApiError("bad_request", "Send a username (at most 150 characters) and a password")
+    user = form.get_user()
+    login(request, user)
+    signed_in(request, user, guest=guest)
 
 
 # ---------------------------------------------------------------------------- matches
@@ -278,6 +298,12 @@ def _result(result: Any) -> dict[str, Any]:
     return {"ok": True, **{k: v for k, v in vars(result).items() if not k.startswith("_")}}
 
 
+def _my_corners(request: HttpRequest, match: Any) -> set[int]:
+    if not request.user.is_authenticated:
+        return set()
+    return set(match.seats.filter(user_id=request.user.pk).values_list("corner", flat=True))
+
+
 @api("GET")
 def match_replay(request: HttpRequest, code: str) -> HttpResponse:
     match = _match(code)
@@ -299,7 +325,12 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
             }
             for s in match.seats.select_related("user").order_by("corner")
         ],
-        "events": [e.as_wire() for e in match.events.order_by("seq")],
+        # Another player's Power picks are withheld until the match is over (their stock).
+        "events": visible_events(
+            (e.as_wire() for e in match.events.order_by("seq")),
+            mine=_my_corners(request, match),
+            ended=match.ended,
+        ),
         "rolls": [
             {
                 "n": r.n,

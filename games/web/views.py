@@ -244,8 +244,8 @@ def rules(request: HttpRequest) -> HttpResponse:
 
 
 def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
-    host = player_for(request)
     try:
+        host = player_for(request)
         match = services.match_create(
             host=host,
             ip=client_ip(request),
@@ -368,7 +368,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
         "snapshot": snapshot,
     }
     # The room's history survives a reload: the latest events, oldest first.
-    config["history"] = latest_events(match)
+    config["history"] = latest_events(match, mine=mine)
     if match.mode == "local" and snapshot["status"] == "active":
         # A reloaded page knows at once whether there is anything to take back.
         people = {s.corner for s in seats if not s.bot}
@@ -385,7 +385,13 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             "join_url": join_url,
             # Inline: segno's SVG has no xmlns, so it cannot be an <img> source.
             "qr": mark_safe(rooms.qr_svg(join_url)) if snapshot["status"] == "waiting" else "",
-            "can_join": snapshot["status"] == "waiting" and not mine,
+            # A ranked room seats only the players quick match paired (no dead Join button).
+            "can_join": snapshot["status"] == "waiting"
+            and not mine
+            and (
+                match.mode != "ranked"
+                or (user is not None and user.pk in match.options.get("paired", ()))
+            ),
             # A visitor with no seat in a friends' room with a free seat sits down at once.
             "auto_join": snapshot["status"] == "waiting"
             and not mine

@@ -141,7 +141,10 @@ function connect() {
     retry = 0;
     document.body.classList.remove("offline");
   });
-  socket.addEventListener("message", (evt) => receive(JSON.parse(evt.data)));
+  socket.addEventListener("message", (evt) => {
+    heardAt = Date.now(); // heartbeat (below)
+    receive(JSON.parse(evt.data));
+  });
   socket.addEventListener("close", () => {
     document.body.classList.add("offline");
     setStatus("Connection lost: reconnecting…");
@@ -149,6 +152,19 @@ function connect() {
     setTimeout(connect, 300 * 2 ** retry);
   });
 }
+
+// ------------------------------------------------------------------ heartbeat
+// The server sends every socket a frame at least every 5 s (a "ping" when nothing happened).
+// A socket silent for much longer is dead without being closed (a lost connection, a server
+// killed): close it, and the reconnect brings the whole state back.
+const SILENT_MS = 20000;
+let heardAt = Date.now();
+setInterval(() => {
+  if (socket && socket.readyState === WebSocket.OPEN && Date.now() - heardAt > SILENT_MS) {
+    heardAt = Date.now();
+    socket.close();
+  }
+}, 5000);
 
 function send(t, d = {}) {
   if (!socket || socket.readyState !== WebSocket.OPEN) {
@@ -185,6 +201,11 @@ function receive(frame) {
       return;
     }
     if (next) apply(next, events);
+  } else if (frame.t === "ping") {
+    // Heartbeat (below): the server's v for this socket is ahead of ours: a change was missed.
+    if (typeof frame.v === "number" && typeof snap.v === "number" && frame.v > snap.v) {
+      socket.send(JSON.stringify({ t: "resync" }));
+    }
   } else if (frame.t === "error") {
     const { code, message } = frame.d || {};
     if (code === "stale") {

@@ -1,9 +1,12 @@
-"""Browser tests: a real daphne server (HTTP, WebSockets, the in-process match clock) on its
-own SQLite file, driven by Playwright through Debian's chromium.
+"""Browser tests: Playwright drives chromium (found by tests/chromium.py) against a real server,
+talking to it only through the browser, as a person would.
 
-The server runs in a subprocess with the in-memory channel layer and the in-process clock,
-whatever the environment says, so that bots and auto-moves play without Celery; the tests
-talk to it only through the browser, as a person would.
+The server is the deployed shape when the run has PostgreSQL and Redis (DATABASE_URL and
+REDIS_URL, as in CI): tests/stack.py's README production setup (uvicorn with DEBUG off and
+two workers, collected static files, Celery worker and beat driving the clocks, the Redis
+channel layer). Without them it is the embedded default: daphne on a SQLite file with the
+in-memory channel layer and the in-process clock (tests/browser/test_embedded.py keeps a smoke
+test of `make run`'s own server in every run).
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
+from tests import chromium
+from tests.stack import Stack, free_port, is_postgres
+
+CHROMIUM = chromium.find()  # None: the browser tests skip (and fail a CI run)
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -45,62 +51,85 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     reason = None
     if sync_playwright is None:
         reason = "playwright is not installed"
-    elif not os.path.exists(CHROMIUM):
-        reason = f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)"
+    elif CHROMIUM is None:
+        reason = "no chromium (tests/chromium.py): apt-get install -y chromium (.ci/run does)"
     for item in items:
         if "browser" in item.keywords and reason:
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
-def _free_port() -> int:
-    """A free port: the first one in LUDO_TEST_PORTS ("low-high") when it is set (a shared
-    machine gives each user a range), else any."""
-    low, _, high = os.environ.get("LUDO_TEST_PORTS", "").partition("-")
-    candidates = range(int(low), int(high) + 1) if low and high else [0]
-    for port in candidates:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return int(s.getsockname()[1])
-    raise RuntimeError(f"no free port in LUDO_TEST_PORTS={low}-{high}")
+def on_stack() -> bool:
+    """Whether this run has the production services (CI does): then the servers are the
+    README's production setup."""
+    database, redis = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
+    return is_postgres(database) and bool(redis)
 
 
-def _database(sqlite_file: Path, tag: str = "browser") -> str:
-    """A database of the server's own: on PostgreSQL (as in CI) when DATABASE_URL names it,
-    a fresh ``<name>_<tag>_<worker>`` database; else a SQLite file."""
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        return f"sqlite:///{sqlite_file}"
-    import psycopg
+# What the browser tests shorten on the real stack: bots' visible pause, and beat's tick (bots
+# step and deadlines fire at a tick: one second a step would make a game to the end last
+# minutes). Every browser signs up, and is a guest, from 127.0.0.1.
+STACK_SETTINGS = {
+    "LUDO_BOT_DELAY": "0.01",
+    "LUDO_SWEEP_EVERY": "0.2",
+    "SIGN_UPS_PER_IP": "1000",
+    "GUESTS_PER_IP": "1000",
+    "ROOMS_PER_PLAYER_HOUR": "1000",
+}
 
-    base, _, name = url.rpartition("/")
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")  # one server per xdist worker
-    fresh = f"{name.split('?')[0]}_{tag}_{worker}"
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{fresh}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{fresh}"')
-    return f"{base}/{fresh}"
+
+@contextlib.contextmanager
+def stack(
+    folder: Path, *, tag: str = "browser", setup: str = "", servers: int = 1, **settings: str
+) -> Iterator[Stack]:
+    """The production setup (tests/stack.py) on a fresh database; `setup` is Python run by
+    ``manage.py shell`` in it before the servers start (its output: ``stack.printed``)."""
+    if sync_playwright is None or CHROMIUM is None:
+        pytest.skip("no browser")
+    settings = {k: v for k, v in settings.items() if k != "LUDO_TEST_CLOCK_EVERY"}
+    with Stack(
+        os.environ["DATABASE_URL"],
+        os.environ["REDIS_URL"],
+        folder,
+        servers=servers,
+        name=tag,
+        setup=setup,
+        env={**STACK_SETTINGS, **settings},
+    ) as running:
+        yield running
 
 
 @contextlib.contextmanager
 def serve(
     folder: Path, *, tag: str = "browser", setup: str = "", **settings: str
 ) -> Iterator[tuple[str, str]]:
-    """Migrate a fresh database, run `setup` (Python for ``manage.py shell``) in it, start
-    daphne on it, and give (base URL, what the setup printed); stop the server after."""
-    if sync_playwright is None or not os.path.exists(CHROMIUM):
+    """A fresh server, the production stack or the embedded default (see the module's doc),
+    with `setup` (Python for ``manage.py shell``) run in its database first; gives (base URL,
+    what the setup printed) and stops the server after."""
+    if on_stack():
+        with stack(folder, tag=tag, setup=setup, **settings) as running:
+            yield running.urls[0], running.printed
+        return
+    with embedded(folder, setup=setup, **settings) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def embedded(folder: Path, *, setup: str = "", **settings: str) -> Iterator[tuple[str, str]]:
+    """daphne on a SQLite file of its own, with the in-memory channel layer and the in-process
+    clock (ticking every LUDO_TEST_CLOCK_EVERY seconds, so bots keep pace with a test)."""
+    if sync_playwright is None or CHROMIUM is None:
         pytest.skip("no browser")
     db = folder / "site.sqlite3"
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
     env.update(
-        DATABASE_URL=_database(db, tag),
+        DATABASE_URL=f"sqlite:///{db}",
         DJANGO_SETTINGS_MODULE="ludo_site.settings",
         LUDO_INPROCESS_CLOCK="0",  # asgi_static starts a faster one
         DEBUG="1",
         PYTHONPATH=str(ROOT),
         SIGN_UPS_PER_IP="1000",  # every browser signs up from 127.0.0.1
+        GUESTS_PER_IP="1000",  # and every browser's guest comes from there too
+        ROOMS_PER_PLAYER_HOUR="1000",
         **settings,
     )
     env.setdefault("LUDO_PASS_PAUSE", "0")  # a test that waits for it says so
@@ -110,7 +139,7 @@ def serve(
     if setup:
         made = subprocess.run([sys.executable, "manage.py", "shell", "-c", setup], **run)
         printed = made.stdout.decode()
-    port = _free_port()
+    port = free_port()
     daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
     log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - closed below
     server = subprocess.Popen(
@@ -152,7 +181,7 @@ def browser() -> Iterator[Browser]:
     """Chromium for one test. Not kept for the session: Playwright's sync API holds an asyncio
     loop running in this thread while it is open, which would break the async tests that
     xdist runs in the same worker afterwards."""
-    if sync_playwright is None or not os.path.exists(CHROMIUM):
+    if sync_playwright is None or CHROMIUM is None:
         pytest.skip("no browser")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -88,7 +88,9 @@ def seeded(live_server: Any, transactional_db: Any, settings: Any) -> str:
     ]
     ada, bart = users[:2]
     for n in range(24):
-        match = services.match_create(ruleset="duel", players=2, mode="ranked", host=ada)
+        match = services.match_create(
+            ruleset="duel", players=2, mode="ranked", host=ada, paired=[ada, bart]
+        )
         services.match_join(code=match.code, user=bart)
         services.match_resign(match_id=match.pk, user=bart if n % 3 else ada)
         if n == 20:

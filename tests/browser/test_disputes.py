@@ -28,7 +28,9 @@ mod = User.objects.create_user("mod", password="pw-for-tests-1", is_staff=True)
 mod.groups.add(Group.objects.get(name="moderators"))
 mod2 = User.objects.create_user("mod2", password="pw-for-tests-1", is_staff=True)
 mod2.groups.add(Group.objects.get(name="moderators"))
-match = services.match_create(ruleset="classic", players=2, mode="ranked", host=ann)
+match = services.match_create(
+    ruleset="classic", players=2, mode="ranked", host=ann, paired=[ann, bob]
+)
 services.match_join(code=match.code, user=bob)
 match = play(match, random.Random(8), actions=80)
 print(match.code, match.get_status_display(), match.turn_seq)

@@ -3,14 +3,100 @@
 The engine is tuned for speed (precomputed tables, a fast path for plain moves); this module is
 not. The property tests and the position table hold the engine to it, so that a change in the
 engine that changes the rules shows up as a disagreement with a second, independent reading.
-It takes from the engine only the value objects and the fixed Power board layout (data, not rules).
+The presets' data (board, safe squares, capture, extra rolls, sixes, bringing out) is this
+module's own table, PRESETS, copied from RULES.md's table by hand, so that a wrong entry in the
+engine's table disagrees with it instead of being copied. From the engine it takes only the
+value objects, the fixed Power board layout (RULES.md does not place the bonus squares), and the
+house rules and party options a game was started with (choices, not preset data).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from games.engine import BONUS_OFFSETS, YARD, Ruleset, State
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One preset as RULES.md states it, plus the options a game switched on."""
+
+    name: str
+    # "Coordinates": 52-square boards have quarter 13, track progress 0..50, home column
+    # 51..55, home 56; mensch's 40-square board has quarter 10, track 0..39, home squares 40..43.
+    track_len: int
+    quarter: int
+    last_track: int
+    goal: int
+    finish_from: int
+    safe: frozenset[int]
+    capture: str  # "all", "lone" or "count"
+    land_on_own: bool
+    extra_roll_on_capture: bool
+    extra_roll_on_home: bool
+    max_sixes: int  # the six that makes this many in a row is forfeited; 0: no limit
+    unusable_six_rolls_again: bool
+    tries_without_pawn_out: int
+    must_bring_out: bool
+    # House rules and party options: chosen per game, read from the game's own rules.
+    compulsory_capture: bool = False
+    optional_bring_out: bool = False
+    no_jump_home_column: bool = False
+    pairs: bool = False
+    power: bool = False
+
+
+# "4 starts + 4 stars": starts 0/13/26/39, stars 8 past each start.
+STARS_AND_STARTS = frozenset({0, 13, 26, 39} | {8, 21, 34, 47})
+BOARD_52 = {"track_len": 52, "quarter": 13, "last_track": 50, "goal": 56, "finish_from": 56}
+
+PRESETS: dict[str, Rules] = {
+    # capture all; extra roll for 6, capture, home; third 6 forfeited; an unusable 6 rolls
+    # again; one roll with no pawn out; bringing out optional.
+    "classic": Rules(
+        "classic", **BOARD_52, safe=STARS_AND_STARTS, capture="all", land_on_own=True,
+        extra_roll_on_capture=True, extra_roll_on_home=True, max_sixes=3,
+        unusable_six_rolls_again=True, tries_without_pawn_out=1, must_bring_out=False,
+    ),
+    # only a lone opponent pawn is captured; extra roll for a 6 only.
+    "family": Rules(
+        "family", **BOARD_52, safe=STARS_AND_STARTS, capture="lone", land_on_own=True,
+        extra_roll_on_capture=False, extra_roll_on_home=False, max_sixes=3,
+        unusable_six_rolls_again=True, tries_without_pawn_out=1, must_bring_out=False,
+    ),
+    # as classic, for two (the sixes' count reset is the engine's own test).
+    "duel": Rules(
+        "duel", **BOARD_52, safe=STARS_AND_STARTS, capture="all", land_on_own=True,
+        extra_roll_on_capture=True, extra_roll_on_home=True, max_sixes=3,
+        unusable_six_rolls_again=True, tries_without_pawn_out=1, must_bring_out=False,
+    ),
+    # 40 squares, no safe squares, never on your own pawn, extra roll for a 6 only, no limit
+    # on sixes, three tries for a 6, bringing out compulsory (the start cleared first).
+    "mensch": Rules(
+        "mensch", track_len=40, quarter=10, last_track=39, goal=43, finish_from=40,
+        safe=frozenset(), capture="all", land_on_own=False,
+        extra_roll_on_capture=False, extra_roll_on_home=False, max_sixes=0,
+        unusable_six_rolls_again=True, tries_without_pawn_out=3, must_bring_out=True,
+    ),
+    # capture by count; extra roll for 6, capture, the middle (and Power's +1); third 6
+    # forfeited; an unusable 6 is lost with no roll again; three tries for a 6.
+    "party": Rules(
+        "party", **BOARD_52, safe=STARS_AND_STARTS, capture="count", land_on_own=True,
+        extra_roll_on_capture=True, extra_roll_on_home=True, max_sixes=3,
+        unusable_six_rolls_again=False, tries_without_pawn_out=3, must_bring_out=False,
+    ),
+}  # fmt: skip
+
+OPTIONS = ("compulsory_capture", "optional_bring_out", "no_jump_home_column", "pairs", "power")
+
+
+def table(rules: Ruleset | Rules) -> Rules:
+    """The reference's own reading of `rules`' preset, with the game's options."""
+    if isinstance(rules, Rules):
+        return rules
+    chosen = {name: getattr(rules, name) for name in OPTIONS}
+    return dataclasses.replace(PRESETS[rules.name], **chosen)
 
 
 @dataclass(frozen=True, order=True)
@@ -26,14 +112,15 @@ class Expected:
     bonus: str = ""
 
 
-def track_square(rules: Ruleset, corner: int, progress: int) -> int | None:
+def track_square(rules: Ruleset | Rules, corner: int, progress: int) -> int | None:
     """The absolute track square of a pawn, or None in the yard, home column or home."""
+    rules = table(rules)
     if 0 <= progress <= rules.last_track:
         return (corner * rules.quarter + progress) % rules.track_len
     return None
 
 
-def is_home(rules: Ruleset, progress: int) -> bool:
+def is_home(rules: Rules, progress: int) -> bool:
     return progress >= rules.finish_from
 
 
@@ -41,18 +128,20 @@ def mover(state: State) -> int:
     """Whose pawns the player to act moves: in Pairs a finished player moves the partner's."""
     me = state.to_play
     pawns = state.pawns[me]
-    if state.rules.pairs and pawns and all(is_home(state.rules, p) for p in pawns):
+    rules = table(state.rules)
+    if rules.pairs and pawns and all(is_home(rules, p) for p in pawns):
         return (me + 2) % 4
     return me
 
 
-def bonus_squares(rules: Ruleset) -> dict[int, str]:
+def bonus_squares(rules: Ruleset | Rules) -> dict[int, str]:
+    rules = table(rules)
     if not rules.power:
         return {}
     return {q * rules.quarter + off: kind for q in range(4) for off, kind in BONUS_OFFSETS.items()}
 
 
-def _can_step(rules: Ruleset, own: tuple[int, ...], pawn: int, target: int) -> bool:
+def _can_step(rules: Rules, own: tuple[int, ...], pawn: int, target: int) -> bool:
     """Whether `pawn` of a corner with pawns `own` may end on progress `target` (no compulsions)."""
     frm = own[pawn]
     if target > rules.goal:
@@ -68,7 +157,7 @@ def _can_step(rules: Ruleset, own: tuple[int, ...], pawn: int, target: int) -> b
 
 def captures(state: State, corner: int, pawn: int, target: int) -> tuple[tuple[int, int], ...]:
     """The pawns sent to their yard when `corner`'s `pawn` ends on progress `target`."""
-    rules = state.rules
+    rules = table(state.rules)
     square = track_square(rules, corner, target)
     if square is None or square in rules.safe:
         return ()
@@ -102,7 +191,7 @@ def captures(state: State, corner: int, pawn: int, target: int) -> tuple[tuple[i
 
 def moves(state: State, die: int, six: bool) -> list[Expected]:
     """Every legal move for `die` (a six when `six`) of the player to act, compulsions applied."""
-    rules = state.rules
+    rules = table(state.rules)
     corner = mover(state)
     own = state.pawns[corner]
     bonuses = bonus_squares(rules)
@@ -145,7 +234,7 @@ def moves(state: State, die: int, six: bool) -> list[Expected]:
     return found
 
 
-def in_play(rules: Ruleset, own: tuple[int, ...]) -> bool:
+def in_play(rules: Rules, own: tuple[int, ...]) -> bool:
     """Whether any pawn is out: off the yard and able to move with some roll."""
     return any(
         p != YARD and any(_can_step(rules, own, j, p + d) for d in range(1, 7))
@@ -163,7 +252,7 @@ class RollOutcome:
 
 def roll_outcome(state: State, face: int, bonus: str = "") -> RollOutcome:
     """What rolling `face` (with a Power bonus) does in `state`, phase "roll"."""
-    rules = state.rules
+    rules = table(state.rules)
     bonus = bonus or state.bonus
     die = face * 2 if bonus == "double" else face
     six = face == 6 and bonus != "double"
@@ -183,7 +272,7 @@ def roll_outcome(state: State, face: int, bonus: str = "") -> RollOutcome:
 
 def extra_roll_reasons(state: State, m: Expected, face: int) -> tuple[str, ...]:
     """Why the mover rolls again after `m` (before the end of the game is considered)."""
-    rules = state.rules
+    rules = table(state.rules)
     reasons = []
     if face == 6 and state.bonus != "double":
         reasons.append("six")
@@ -201,7 +290,7 @@ def next_player(state: State, after: int, pawns: tuple[tuple[int, ...], ...]) ->
     the partner has not finished)."""
     seats = state.seats
     k = seats.index(after)
-    rules = state.rules
+    rules = table(state.rules)
     for step in range(1, len(seats) + 1):
         c = seats[(k + step) % len(seats)]
         if c in state.out:

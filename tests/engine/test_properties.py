@@ -10,7 +10,6 @@ the action, the position after.
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,15 +82,9 @@ VARIANT = pytest.mark.parametrize("rules", VARIANTS, ids=rules_name)
 # far above what random dice ever need, and low enough to catch a game that cannot end.
 MAX_ACTIONS = 20_000
 
-# Examples per rule set and property; LUDO_PROPERTY_EXAMPLES=2000 LUDO_PROPERTY_RANDOM=1 hunts
-# for bugs with fresh games, the default keeps the file fast and the same on every run.
-SETTINGS = settings(
-    max_examples=int(os.environ.get("LUDO_PROPERTY_EXAMPLES", "10")),
-    deadline=None,
-    derandomize=not os.environ.get("LUDO_PROPERTY_RANDOM"),
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+# Examples per rule set and property, random seeds and the failure blob come from the loaded
+# hypothesis profile (tests/conftest.py: HYPOTHESIS_PROFILE=dev, ci or long).
+SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 @dataclass(frozen=True)

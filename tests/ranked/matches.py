@@ -15,7 +15,7 @@ MODEL = PlackettLuce()
 def ranked_match(ruleset: str, players: list[User]) -> Match:
     """A started ranked match: the first player hosts, the others join."""
     match = services.match_create(
-        ruleset=ruleset, players=len(players), mode="ranked", host=players[0]
+        ruleset=ruleset, players=len(players), mode="ranked", host=players[0], paired=players
     )
     for user in players[1:]:
         services.match_join(code=match.code, user=user)

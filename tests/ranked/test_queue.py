@@ -247,7 +247,7 @@ def test_a_player_in_a_ranked_match_cannot_queue_again(db: Any) -> None:
 
 def test_a_busy_player_left_waiting_is_dropped_not_matched_twice(db: Any) -> None:
     a, b, c = account(), account(), account()
-    host = services.match_create(ruleset="duel", players=2, mode="ranked", host=a)
+    host = services.match_create(ruleset="duel", players=2, mode="ranked", host=a, paired=[a])
     # a entered the queue before taking a seat some other way (the API): the sweep must not
     # put them in a second ranked match.
     Entry.objects.create(user=a, queue="classic-2", ordinal=0.0)
@@ -310,8 +310,13 @@ def test_ranked_queues_never_call_a_bot(db: Any, settings: Any) -> None:
 # ---------------------------------------------------------------------------- the services
 
 
-def ranked(host: User, ruleset: str = "duel", players: int = 2, **kw: Any) -> Match:
-    return services.match_create(ruleset=ruleset, players=players, mode="ranked", host=host, **kw)
+def ranked(
+    host: User, ruleset: str = "duel", players: int = 2, also: tuple[User, ...] = (), **kw: Any
+) -> Match:
+    """A ranked match as matchmaking makes it: `host` and `also` paired."""
+    return services.match_create(
+        ruleset=ruleset, players=players, mode="ranked", host=host, paired=[host, *also], **kw
+    )
 
 
 def test_services_refuse_a_bot_in_a_ranked_match(db: Any) -> None:
@@ -333,7 +338,7 @@ def test_services_refuse_a_second_seat_and_a_second_ranked_match(db: Any) -> Non
     with pytest.raises(ServiceError) as refused:
         ranked(a)  # a second ranked match while the first waits
     assert refused.value.code == "ranked_busy"
-    other = ranked(b)
+    other = ranked(b, also=(a,))
     with pytest.raises(ServiceError) as refused:
         services.match_join(code=other.code, user=a)
     assert refused.value.code == "ranked_busy"
@@ -348,7 +353,7 @@ def test_services_refuse_a_guest_in_a_ranked_match(db: Any) -> None:
     with pytest.raises(ServiceError) as refused:
         ranked(g)
     assert refused.value.code == "forbidden"
-    match = ranked(account())
+    match = ranked(account(), also=(g,))
     with pytest.raises(ServiceError) as refused:
         services.match_join(code=match.code, user=g)
     assert refused.value.code == "forbidden"

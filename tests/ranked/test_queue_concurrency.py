@@ -8,6 +8,7 @@ import random
 import threading
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from typing import Any
 
@@ -38,26 +39,50 @@ def windows(settings: Any) -> None:
 
 
 def all_at_once(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run the calls in threads released together by a barrier; returns results or errors."""
-    results: list[Any] = [None] * len(calls)
+    """Run the calls in threads released together by a barrier; returns what each returned.
+    Any exception a call raises (a deadlock, a lock timeout, a bug) is raised here and fails
+    the test: a call that may be refused says so itself (`join_or_refusal`)."""
     barrier = threading.Barrier(len(calls))
 
-    def run(i: int, call: Callable[[], Any]) -> None:
+    def run(call: Callable[[], Any]) -> Any:
         try:
             barrier.wait(10)
-            results[i] = call()
-        except Exception as exc:  # noqa: BLE001 - the test looks at it
-            results[i] = exc
+            return call()
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not any(t.is_alive() for t in threads), "a thread hung"
-    return results
+    pool = ThreadPoolExecutor(max_workers=len(calls))
+    try:
+        futures = [pool.submit(run, call) for call in calls]
+        return [f.result(timeout=60) for f in futures]
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def join_or_refusal(user: User, queue: str) -> Entry | str:
+    """A join, or the code of the refusal the queue gave (nothing else is caught)."""
+    try:
+        return matchmaking.join(user=user, queue=queue)
+    except matchmaking.QueueError as refused:
+        return refused.code
+
+
+def check_joined(entry: Any, user: User, queue: str) -> None:
+    """A join's outcome: the player's own entry in that queue, waiting, or matched into a
+    match that seats them (by the join's own sweep or another's)."""
+    assert isinstance(entry, Entry), entry
+    assert (entry.user_id, entry.queue) == (user.pk, queue)
+    assert entry.state in (Entry.State.WAITING, Entry.State.MATCHED), entry.state
+    if entry.state == Entry.State.MATCHED:
+        assert entry.match is not None
+        assert user.pk in {s.user_id for s in entry.match.seats.all()}
+
+
+def check_swept(counts: list[Any]) -> None:
+    """Each sweep's outcome: how many matches it made, all of them there (a join's own sweep
+    makes matches too, uncounted, so the sum is at most the matches)."""
+    assert all(isinstance(n, int) and n >= 0 for n in counts), counts
+    assert sum(counts) <= Match.objects.count()
 
 
 def players(n: int, queue: str, ordinals: list[float]) -> list[User]:
@@ -99,9 +124,13 @@ def test_many_players_at_once_each_in_one_match_and_every_allowed_pair_made() ->
     ]
     calls += [matchmaking.sweep_all] * 4  # sweeps (beat, other processes) run alongside
     results = all_at_once(calls)
-    errors = [r for r in results if isinstance(r, Exception)]
-    assert not errors, errors
-    matchmaking.sweep_all()  # anyone whose partner was locked by a running sweep
+    joined, swept = results[:24], results[24:]
+    for i, entry in zip(order, joined, strict=True):
+        check_joined(entry, users[i], "classic-2")
+    check_swept(swept)
+    before = Match.objects.count()
+    late = matchmaking.sweep_all()  # anyone whose partner was locked by a running sweep
+    assert Match.objects.count() == before + late
     assert max(seats_by_user().values()) == 1
     matches = check_matches(2)
     assert len(matches) == 12
@@ -115,8 +144,10 @@ def test_windows_widen_until_everyone_far_apart_is_matched() -> None:
     # 8 players 10 points apart: nobody fits a fresh window of 3.
     ordinals = [10.0 * i for i in range(8)]
     users = players(8, "duel", ordinals)
-    results = all_at_once([lambda u=u: matchmaking.join(user=u, queue="duel") for u in users])
-    assert not [r for r in results if isinstance(r, Exception)]
+    joined = all_at_once([lambda u=u: matchmaking.join(user=u, queue="duel") for u in users])
+    for user, entry in zip(users, joined, strict=True):
+        check_joined(entry, user, "duel")
+        assert entry.state == Entry.State.WAITING  # nobody fits a fresh window
     assert not Match.objects.exists()
     reach = []
     # Each round is 5 s more of waiting for everyone. Who pairs first depends on which sweep
@@ -128,7 +159,9 @@ def test_windows_widen_until_everyone_far_apart_is_matched() -> None:
         waiting = Entry.objects.filter(state=Entry.State.WAITING).order_by("pk").first()
         if waiting is not None:
             reach.append(matchmaking.status(waiting.user)["window"])
-        all_at_once([matchmaking.sweep_all] * 3)
+        before = Match.objects.count()
+        made = all_at_once([matchmaking.sweep_all] * 3)
+        assert Match.objects.count() - before == sum(made)  # each sweep counts what it made
         if not Entry.objects.filter(state=Entry.State.WAITING).exists():
             break
     assert reach == sorted(reach) and reach[0] < 10.0 <= reach[-1]
@@ -140,15 +173,22 @@ def test_two_tabs_of_one_account_racing_get_one_seat() -> None:
     users = players(5, "classic-4", [0.0] * 5)
     me = users[0]
     # Every player's join at once, and me twice more (other tabs), and sweeps.
-    calls: list[Callable[[], Any]] = [
-        lambda u=u: matchmaking.join(user=u, queue="classic-4") for u in users
-    ]
-    calls += [lambda: matchmaking.join(user=me, queue="classic-4")] * 2
+    calls: list[Callable[[], Any]] = [lambda u=u: join_or_refusal(u, "classic-4") for u in users]
+    calls += [lambda: join_or_refusal(me, "classic-4")] * 2
     calls += [matchmaking.sweep_all] * 3
     results = all_at_once(calls)
-    errors = [r for r in results if isinstance(r, Exception)]
-    # A tab that comes after the match is made is refused: one active ranked match.
-    assert all(getattr(e, "code", None) == "ranked_busy" for e in errors), errors
+    joined, tabs, swept = results[:5], results[5:7], results[7:]
+    # The four others are never refused. Each of my three tabs is either in the queue (waiting,
+    # matched, or cancelled by my next tab's join: one entry waits at a time) or refused as
+    # busy, when it comes after the match that seated me: one active ranked match.
+    for user, entry in zip(users[1:], joined[1:], strict=True):
+        check_joined(entry, user, "classic-4")
+    mine = [joined[0], *tabs]
+    for outcome in mine:
+        if outcome != "ranked_busy":
+            assert isinstance(outcome, Entry) and outcome.user_id == me.pk, outcome
+    assert any(isinstance(o, Entry) for o in mine), "every tab of mine was refused"
+    check_swept(swept)
     matchmaking.sweep_all()
     assert max(seats_by_user().values()) == 1
     matches = check_matches(4)

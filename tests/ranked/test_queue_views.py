@@ -4,6 +4,8 @@ beat and the in-process clock run."""
 from __future__ import annotations
 
 import itertools
+import os
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +18,7 @@ from django.test import Client
 
 from accounts.models import User
 from games.clocks import sweeps as clock
+from ludo_site import env
 from ludo_site.asgi import application
 from ludo_site.celery import app as celery_app
 from ranked import matchmaking
@@ -151,7 +154,11 @@ def test_beat_and_the_in_process_clock_sweep_the_queues(
 
 @pytest.fixture
 def layer(settings: Any) -> Iterator[None]:
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    """The channel layer settings build (Redis when REDIS_URL is set), under a prefix of the
+    test's own: Redis pub/sub is shared by every xdist worker."""
+    settings.CHANNEL_LAYERS = env.channel_layers(
+        settings.REDIS_URL, os.environ.get("CHANNEL_LAYER"), f"test-{uuid.uuid4().hex[:12]}"
+    )
     channel_layers.backends = {}
     yield
     channel_layers.backends = {}

@@ -84,7 +84,12 @@ def test_unranked_and_house_rule_matches_are_not_rated(users: list[User]) -> Non
     assert not Rating.objects.exists()
     assert Seat.objects.get(match=friendly, user=b).rating_after is None
     house = services.match_create(
-        ruleset="classic", players=2, mode="ranked", host=a, house_rules=["compulsory_capture"]
+        ruleset="classic",
+        players=2,
+        mode="ranked",
+        host=a,
+        house_rules=["compulsory_capture"],
+        paired=[a],
     )
     assert ratings.queue_of(house) is None
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,18 +21,23 @@ from accounts.models import User
 from games import services
 from games.live import consumers, presence
 from games.models import Match
+from ludo_site import env
 from ludo_site.asgi import application
-
-IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 
 @pytest.fixture(autouse=True)
 def own_layer_and_timers(settings: Any) -> Iterator[None]:
-    """Each test gets its own in-memory channel layer and grace timers: on a shared Redis,
-    xdist workers' matches share ids (one test database each) and would hear each other."""
-    settings.CHANNEL_LAYERS = IN_MEMORY
+    """Each test gets a channel layer and socket counts of its own, on Redis as the site runs
+    when REDIS_URL is set (the layer settings build, under a prefix of the test's own: xdist
+    workers' matches share ids, one test database each, and Redis pub/sub is one for all its
+    databases), else in memory."""
+    tag = f"test-{uuid.uuid4().hex[:12]}"
+    settings.CHANNEL_LAYERS = env.channel_layers(
+        settings.REDIS_URL, os.environ.get("CHANNEL_LAYER"), tag
+    )
     channel_layers.backends = {}
-    presence.reset_store(presence.MemoryStore())
+    store = presence.RedisStore(settings.REDIS_URL, tag) if settings.REDIS_URL else None
+    presence.reset_store(store or presence.MemoryStore())
     yield
     consumers.finish_db_work()
     # Channels runs thread-sensitive database calls (the session lookup) on asgiref's one
@@ -39,6 +46,8 @@ def own_layer_and_timers(settings: Any) -> Iterator[None]:
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
     channel_layers.backends = {}
     presence.reset_store(None)
+    if store is not None:
+        store.client.close()
 
 
 # Sockets run their database work on other threads, so the rows must be committed: these

@@ -167,3 +167,89 @@ def test_replay_reveals_the_dice_proof_only_at_the_end(ann: User, ben: User) -> 
     assert dice.commitment(proof["server_seed"]) == proof["commitment"]
     assert record["seats"][1]["left"] is True
     assert [e["seq"] for e in record["events"]] == list(range(1, match.seq + 1))
+
+
+def test_ranked_rooms_are_made_by_matchmaking_only(ann: User, ben: User) -> None:
+    """Issue 12: the API answered 500 for a ranked room, and anyone with the code could sit
+    in a waiting ranked room, which was then rated."""
+    host = Api(ann)
+    error_of(
+        host.post("/api/matches", {"ruleset": "duel", "players": 2, "mode": "ranked"}),
+        403,
+        "ranked_by_matchmaking",
+    )
+    carol = User.objects.create(username="carol")
+    match = services.match_create(
+        ruleset="duel", players=2, mode="ranked", host=ann, paired=[ann, ben]
+    )
+    error_of(Api(carol).post(f"/api/matches/{match.code}/join"), 403, "ranked_by_matchmaking")
+    assert not match.seats.filter(user=carol).exists()
+    # The paired player sits, signed in through the request (a lazy user object).
+    joined = Api(ben).post(f"/api/matches/{match.code}/join")
+    assert joined.status_code == 200, joined.content
+    assert Match.objects.get(pk=match.pk).status == Status.ACTIVE
+
+
+def test_ranked_room_page_join_is_refused_with_a_message(ann: User, ben: User) -> None:
+    carol = User.objects.create(username="carol")
+    match = services.match_create(
+        ruleset="duel", players=2, mode="ranked", host=ann, paired=[ann, ben]
+    )
+    browser = Client()
+    browser.force_login(carol)
+    join_form = f'action="/r/{match.code}/join/"'.encode()
+    assert join_form not in browser.get(f"/r/{match.code}/").content  # no Join button
+    paired = Client()
+    paired.force_login(ben)
+    assert join_form in paired.get(f"/r/{match.code}/").content
+    page = browser.post(f"/r/{match.code}/join/", follow=True)
+    assert page.status_code == 200
+    assert b"quick match" in page.content
+    assert not match.seats.filter(user=carol).exists()
+
+
+def test_api_sign_in_has_the_forms_limits_and_audit(db: None) -> None:
+    """Issue 12: thirty wrong passwords through the API were thirty 401s, and then the right
+    one worked although the sign-in form had locked that name."""
+    from audit.models import AuditEntry
+
+    # An account of its own: the sign-in counts outlive the test (the cache).
+    kit = User.objects.create_user("kit-locked", password="pw-kit-123")
+    api = Api()
+    api.client.defaults["REMOTE_ADDR"] = "203.0.113.12"  # an address of its own too
+    statuses = [
+        api.post("/api/session", {"username": "kit-locked", "password": f"guess-{n}"}).status_code
+        for n in range(30)
+    ]
+    assert statuses == [401] * 5 + [429] * 25
+    refused = api.post("/api/session", {"username": "kit-locked", "password": "pw-kit-123"})
+    error_of(refused, 429, "rate_limited")
+    assert "Too many failed sign-ins" in refused.json()["message"]
+    assert api.get("/api/session").json()["user"] is None
+    # The form and the API count together: the form is locked for that name too.
+    form = Client(REMOTE_ADDR="203.0.113.13").post(
+        "/accounts/login/", {"username": "kit-locked", "password": "pw-kit-123"}
+    )
+    assert b"Too many failed sign-ins" in form.content
+    failed = AuditEntry.objects.filter(action="user.sign_in_failed", actor_id=kit.pk)
+    assert failed.count() == 5
+    assert AuditEntry.objects.filter(action="user.sign_in_limited", actor_id=kit.pk).count() == 1
+
+
+def test_api_sign_in_is_audited_and_brings_a_guests_games(ann: User) -> None:
+    from audit.models import AuditEntry
+
+    api = Api()
+    # A guest (made by starting a practice game) signs in to ann's account.
+    api.client.post(
+        "/play/computer/",
+        {"ruleset": "classic", "players": 2, "level": "easy"},
+        headers={"X-CSRFToken": api.csrf},
+    )
+    guest_user = api.client.get("/api/session").json()
+    assert guest_user["user"] and guest_user["user"].startswith("guest-")
+    api.csrf = guest_user["csrf"]
+    signed = api.post("/api/session", {"username": "ann", "password": "pw-ann-123"})
+    assert signed.status_code == 200 and signed.json()["user"] == "ann"
+    assert AuditEntry.objects.filter(action="user.signed_in", actor_id=ann.pk).exists()
+    assert Match.objects.filter(seats__user=ann, mode="practice").exists()

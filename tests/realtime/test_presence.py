@@ -300,7 +300,9 @@ def test_party_leaver_comes_back_by_opening_the_room(players: tuple[User, User])
 def test_ranked_party_leaving_is_a_forfeit(players: tuple[User, User]) -> None:
     """Ranked matches never seat a bot: leaving takes the player out."""
     ann, ben = players
-    match = services.match_create(ruleset="party", players=2, mode="ranked", host=ann)
+    match = services.match_create(
+        ruleset="party", players=2, mode="ranked", host=ann, paired=[ann, ben]
+    )
     services.match_join(code=match.code, user=ben)
     result = services.match_resign(match_id=match.pk, user=ann)
     assert result.events[0]["kind"] == "leave"
@@ -350,8 +352,9 @@ def test_socket_counts_are_shared_through_redis(settings: Any) -> None:
     url = getattr(settings, "REDIS_URL", None)
     if not url:
         pytest.skip("needs REDIS_URL")
-    first = presence.RedisStore(url, f"test-{time.monotonic_ns()}")
-    second = presence.RedisStore(url, first.prefix.split(":")[1])  # another process
+    prefix = f"test-{time.monotonic_ns()}"
+    first = presence.RedisStore(url, prefix, process="one")
+    second = presence.RedisStore(url, prefix, process="two")  # another process
     try:
         assert first.opened(7, 1) == 1
         assert second.opened(7, 1) == 2
@@ -361,4 +364,4 @@ def test_socket_counts_are_shared_through_redis(settings: Any) -> None:
         assert first.count(7, 1) == 0
         assert first.client.ttl(first._key(7, 1)) == -2  # nothing left behind
     finally:
-        first.client.delete(first._key(7, 1))
+        first.client.delete(first._key(7, 1), first._alive("one"), first._alive("two"))

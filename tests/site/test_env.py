@@ -49,35 +49,51 @@ def test_database_url_is_postgres() -> None:
     assert config["PASSWORD"] == "secret"
     assert config["HOST"] == "db.internal"
     assert config["PORT"] == 6543
-    # Kept for reuse by default, not checked before each use (a SELECT 1 per socket action).
-    assert config["CONN_MAX_AGE"] == env.DB_CONN_MAX_AGE == 600
-    assert config["CONN_HEALTH_CHECKS"] is False
-    assert "pool" not in config.get("OPTIONS", {})
+    # psycopg's pool by default: a bounded number of connections per process, none kept by a
+    # request thread (Django refuses a pool together with persistent connections).
+    pool = config["OPTIONS"]["pool"]
+    assert (pool["min_size"], pool["max_size"], pool["timeout"]) == (2, 10, 10)
+    assert config["CONN_MAX_AGE"] == 0
+    # Django's pool then checks a connection as it is taken (one the server ended is replaced).
+    assert config["CONN_HEALTH_CHECKS"] is True
+    assert (
+        env.database("postgres://ludo@db/ludo", base_dir=Path("/x"), health_checks="0")[
+            "CONN_HEALTH_CHECKS"
+        ]
+        is False
+    )
 
 
-def test_database_conn_max_age_from_env() -> None:
+def test_database_pool_size_from_env() -> None:
     url = "postgres://ludo@db/ludo"
-    config = env.database(url, base_dir=Path("/x"), conn_max_age="30")
+    pool = env.database(url, base_dir=Path("/x"), pool_min="0", pool_max="4")["OPTIONS"]["pool"]
+    assert (pool["min_size"], pool["max_size"]) == (0, 4)
+    # A maximum below the default minimum lowers the minimum with it.
+    pool = env.database(url, base_dir=Path("/x"), pool_max="1")["OPTIONS"]["pool"]
+    assert (pool["min_size"], pool["max_size"]) == (1, 1)
+    with pytest.raises(ValueError, match="DB_POOL_MIN"):
+        env.database(url, base_dir=Path("/x"), pool_min="5", pool_max="4")
+    with pytest.raises(ValueError, match="DB_POOL_MAX"):
+        env.database(url, base_dir=Path("/x"), pool_max="0")
+    with pytest.raises(ValueError, match="DB_CONN_MAX_AGE"):
+        env.database(url, base_dir=Path("/x"), conn_max_age="600")
+
+
+def test_database_without_pool_closes_connections_by_default() -> None:
+    url = "postgres://ludo@db/ludo"
+    config = env.database(url, base_dir=Path("/x"), pool="0")
+    assert "pool" not in config.get("OPTIONS", {})
+    assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (0, False)
+    config = env.database(url, base_dir=Path("/x"), pool="0", conn_max_age="30")
     assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (30, False)
-    config = env.database(url, base_dir=Path("/x"), conn_max_age="30", health_checks="1")
+    config = env.database(url, base_dir=Path("/x"), pool="0", conn_max_age="30", health_checks="1")
     assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (30, True)
     # A connection closed after every use has nothing to check.
-    config = env.database(url, base_dir=Path("/x"), conn_max_age="0", health_checks="1")
+    config = env.database(url, base_dir=Path("/x"), pool="0", conn_max_age="0", health_checks="1")
     assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (0, False)
-    assert env.database(url, base_dir=Path("/x"), conn_max_age="")["CONN_MAX_AGE"] == 600
     for bad in ("soon", "-1", "1.5"):
         with pytest.raises(ValueError, match="DB_CONN_MAX_AGE"):
-            env.database(url, base_dir=Path("/x"), conn_max_age=bad)
-
-
-def test_database_pool_uses_psycopg_pool_without_persistent_connections() -> None:
-    config = env.database("postgres://ludo@db/ludo", base_dir=Path("/x"), pool="1")
-    assert config["OPTIONS"]["pool"] == {"min_size": 4, "max_size": 20, "timeout": 10}
-    # Django refuses a pool together with persistent connections.
-    assert config["CONN_MAX_AGE"] == 0
-    assert not config.get("CONN_HEALTH_CHECKS")
-    off = env.database("postgres://ludo@db/ludo", base_dir=Path("/x"), pool="0")
-    assert "pool" not in off.get("OPTIONS", {})
+            env.database(url, base_dir=Path("/x"), pool="0", conn_max_age=bad)
     with pytest.raises(ValueError, match="PostgreSQL only"):
         env.database("mysql://ludo@db/ludo", base_dir=Path("/x"), pool="1")
 
@@ -86,13 +102,24 @@ def test_database_pool_option_is_accepted_by_django() -> None:
     """Django builds its psycopg pool from the option (psycopg_pool is installed)."""
     from django.db.backends.postgresql.base import DatabaseWrapper
 
-    config = env.database("postgres://ludo@127.0.0.1:1/ludo", base_dir=Path("/x"), pool="1")
+    config = env.database("postgres://ludo@127.0.0.1:1/ludo", base_dir=Path("/x"))
     wrapper = DatabaseWrapper({**config, "TIME_ZONE": None, "AUTOCOMMIT": True}, alias="probe")
     pool = wrapper.pool
     try:
-        assert (pool.min_size, pool.max_size, pool.timeout) == (4, 20, 10)
+        assert (pool.min_size, pool.max_size, pool.timeout) == (2, 10, 10)
+        assert pool._check is not None
     finally:
         wrapper.close_pool()
+
+
+def test_celery_worker_pool_is_small() -> None:
+    config = env.database("postgres://ludo@db/ludo", base_dir=Path("/x"), pool_max="30")
+    env.size_pool_for_worker(config)
+    pool = config["OPTIONS"]["pool"]
+    assert (pool["min_size"], pool["max_size"]) == (env.WORKER_POOL_MIN, env.WORKER_POOL_MAX)
+    no_pool = env.database("postgres://ludo@db/ludo", base_dir=Path("/x"), pool="0")
+    env.size_pool_for_worker(no_pool)
+    assert "pool" not in no_pool.get("OPTIONS", {})
 
 
 def test_sqlite_ignores_connection_reuse_settings(tmp_path: Path) -> None:
@@ -138,7 +165,7 @@ def test_channel_layer_redis_url_defaults_to_pubsub() -> None:
     default = env.channel_layers("redis://cache.internal:6380/2")["default"]
     assert default == {
         "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        "CONFIG": {"hosts": [HOST]},
+        "CONFIG": {"hosts": [HOST], "prefix": "ludo:asgi"},
     }
     assert env.channel_layers("redis://cache.internal:6380/2", "") == {"default": default}
 
@@ -151,7 +178,7 @@ def test_channel_layer_pubsub_or_core_by_name() -> None:
     core = env.channel_layers(url, "core")["default"]
     assert core["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     # The core layer drops a message past its capacity (100 by default) on one channel.
-    assert core["CONFIG"] == {"hosts": [HOST], "capacity": 1000}
+    assert core["CONFIG"] == {"hosts": [HOST], "capacity": 1000, "prefix": "ludo:asgi"}
     with pytest.raises(ValueError, match="CHANNEL_LAYER must be one of core, pubsub"):
         env.channel_layers(url, "memory")
     # No Redis: in-memory whatever the choice.
@@ -177,6 +204,22 @@ def test_core_layer_takes_our_capacity() -> None:
 
     config = env.channel_layers("redis://cache.internal:6380/2", "core")["default"]["CONFIG"]
     assert RedisChannelLayer(**config).capacity == 1000
+
+
+def test_redis_prefix_from_setting_or_database_name(tmp_path: Path) -> None:
+    assert env.redis_prefix(None, "ludo") == "ludo.ludo"
+    assert env.redis_prefix("", "ludo_staging") == "ludo.ludo_staging"
+    assert env.redis_prefix(None, tmp_path / "db.sqlite3") == "ludo.db"
+    assert env.redis_prefix(" site-2 ", "ludo") == "site-2"
+    for bad in ("two words", "a:b", "x" * 65, "{braces}"):
+        with pytest.raises(ValueError, match="REDIS_PREFIX"):
+            env.redis_prefix(bad, "ludo")
+    layer = env.channel_layers("redis://r:6379/0", "core", "site-2")["default"]["CONFIG"]
+    assert layer["prefix"] == "site-2:asgi"
+    assert env.caches("redis://r:6379/0", "site-2")["default"]["KEY_PREFIX"] == "site-2"
+    options = env.celery_transport_options("redis://r:6379/0", "site-2")
+    assert options == {"global_keyprefix": "site-2:celery:"}
+    assert env.celery_transport_options(None, "site-2") == {}
 
 
 def test_gc_thresholds() -> None:

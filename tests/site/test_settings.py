@@ -12,10 +12,12 @@ from ludo_site.celery import app as celery_app
 def test_database_follows_database_url() -> None:
     if os.environ.get("DATABASE_URL"):
         assert connection.vendor == "postgresql"
-        if env.parse_bool(os.environ.get("DB_POOL"), default=False):
+        # psycopg's pool unless DB_POOL=0 (then a connection per request unless told).
+        if env.parse_bool(os.environ.get("DB_POOL"), default=True):
             assert "pool" in settings.DATABASES["default"]["OPTIONS"]
+            assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 0
         else:
-            age = os.environ.get("DB_CONN_MAX_AGE") or "600"
+            age = os.environ.get("DB_CONN_MAX_AGE") or "0"
             assert settings.DATABASES["default"]["CONN_MAX_AGE"] == int(age)
     else:
         assert connection.vendor == "sqlite"

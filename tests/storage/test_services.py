@@ -94,7 +94,9 @@ def test_ranked_never_seats_a_bot(make_user) -> None:
     with pytest.raises(ServiceError) as err:
         services.match_create(ruleset="classic", players=2, mode="ranked", host=alice, bots=[2])
     assert err.value.code == "ranked_no_bots"
-    match = services.match_create(ruleset="classic", players=2, mode="ranked", host=alice)
+    match = services.match_create(
+        ruleset="classic", players=2, mode="ranked", host=alice, paired=[alice]
+    )
     with pytest.raises(ServiceError) as err:
         services.match_start(match_id=match.pk, bots_for_empty="easy")
     assert err.value.code == "ranked_no_bots"

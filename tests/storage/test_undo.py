@@ -76,8 +76,9 @@ def undone_events(match: Match) -> list[MatchEvent]:
 def test_undo_is_refused_outside_local_games(make_user, mode: str) -> None:
     host, guest = make_user(), make_user()
     bots = {2: "easy"} if mode == "practice" else None
+    paired = [host, guest] if mode == "ranked" else None  # ranked: only as quick match pairs
     match = services.match_create(
-        ruleset="family", players=2, mode=mode, host=host, bots=bots, first=0
+        ruleset="family", players=2, mode=mode, host=host, bots=bots, first=0, paired=paired
     )
     if mode != "practice":
         services.match_join(code=match.code, user=guest)
