@@ -186,7 +186,11 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
         (
             "Who starts",
             # Seed 001: in code rooms "who goes first is drawn at random" (Match.draws_first).
-            "Red on one device and against the computer; drawn with the dice in online rooms"
+            (
+                "Red on one device and against the computer; drawn with the dice in online rooms"
+                if rules.name == "mensch"
+                else "red"
+            )
             if rules.first_player == "red"
             else "drawn at random with the dice",
         ),
