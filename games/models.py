@@ -107,9 +107,11 @@ class Match(models.Model):
     @property
     def draws_first(self) -> bool:
         """Whether the first player is drawn with the match's dice: the preset says so, or
-        the match is played online (seed 001: in code rooms "who goes first is drawn at
-        random"); otherwise red starts (one-device and practice games of red-first presets)."""
-        return self.rules.first_player != "red" or self.mode in (Mode.FRIENDLY, Mode.RANKED)
+        it is mensch played online (seed 001: in code rooms "who goes first is drawn at
+        random"); otherwise red starts (family everywhere, as RULES.md says, and one-device
+        and practice games of mensch)."""
+        online = self.mode in (Mode.FRIENDLY, Mode.RANKED)
+        return self.rules.first_player != "red" or (self.ruleset == "mensch" and online)
 
     def state(self) -> State | None:
         """The engine state from the cached snapshot (None before the start)."""

@@ -26,12 +26,13 @@ from django.conf import settings
 from django.db import connections
 
 from games import services
-from games.live import presence
+from games.live import presence, watchers
 from games.live.wire import Intent, RateLimit, WireError, error_frame, frame, parse
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.match.selectors import match_by_code, match_with_seats, snapshot_for, visible_events
 from games.models import Match
+from games.services.kernel import room_clocks
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -266,6 +267,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 _socket_agent(self.scope),
             )
         else:
+            self.watching = True
+            await on_db_thread(watchers.opened)(match_id)
             snapshot = await self._snapshot()
         _watch(self)
         await self.send_state(snapshot)
@@ -282,6 +285,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.match_id is None:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "watching", False):
+            await on_db_thread(watchers.closed)(self.match_id)
         if self.corner is not None and self.user is not None:
             # Marks the seat disconnected only when this was the player's last socket.
             await on_db_thread(presence.seat_disconnected)(
@@ -454,9 +459,18 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return None
         match, seats = loaded
         # No query here: the seats come with their users.
-        return snapshot_for(
+        snap = snapshot_for(
             match, viewer_user=self.user, viewer_corner=self.viewer_corner, seats=seats
         )
+        return _with_room(snap, match)
+
+
+def _with_room(snap: dict[str, Any], match: Any) -> dict[str, Any]:
+    """The snapshot with what the room draws beyond the game: its clocks and how many
+    watch (read with the match)."""
+    snap.update(room_clocks(match))
+    snap["watchers"] = getattr(match, "watchers", 0)
+    return snap
 
 
 def _presence_wire(e: dict[str, Any]) -> dict[str, Any]:
@@ -482,6 +496,9 @@ def _with_presence(
                 seat["connected"] = e["kind"] == "connected"
             if "away" in e:
                 seat["away"] = bool(e["away"])
+            if "connected" in e and isinstance(e.get("at"), str):
+                # When the grace started: the room counts it down.
+                seat["disconnected_at"] = None if e["connected"] else e["at"]
         if same_v and "deadline" in e:
             deadline = e["deadline"]
     return {**snapshot, "seats": seats, "deadline": deadline}
@@ -564,11 +581,15 @@ def _arrive(
     loaded = _load_now(match_id)
     if loaded is None:
         return None
-    return snapshot_for(loaded[0], viewer_user=user, viewer_corner=viewer_corner, seats=loaded[1])
+    snap = snapshot_for(loaded[0], viewer_user=user, viewer_corner=viewer_corner, seats=loaded[1])
+    return _with_room(snap, loaded[0])
 
 
 def _load_now(match_id: int) -> Loaded | None:
-    return match_with_seats(match_id)  # one query
+    loaded = match_with_seats(match_id)  # one query
+    if loaded is not None:
+        loaded[0].watchers = watchers.count(match_id)  # how many watch, read with the match
+    return loaded
 
 
 _load = on_db_thread(_load_now)
@@ -602,4 +623,7 @@ def _act(match_id: int, user: Any, intent: Intent) -> Any:
         )
     if intent.t == "undo":
         return services.match_undo(match_id=match_id, user=user, seq=intent.v)
+    if intent.t == "react":
+        services.match_react(match_id=match_id, user=user, reaction=intent.reaction)
+        return None
     return services.match_resign(match_id=match_id, user=user)

@@ -72,6 +72,17 @@ def _setting(name: str, default: float) -> float:
     return float(getattr(settings, name, default))
 
 
+def room_clocks(match: Match) -> dict[str, float | None]:
+    """The clocks a room draws, on this site's clock: a person's time per step
+    (``turn_seconds``) and a disconnected player's time to come back (``grace_seconds``);
+    None where there is none (practice and local play)."""
+    rules = match.rules
+    grace = None
+    if match.mode != "local" and rules.on_disconnect != "none" and rules.disconnect_seconds:
+        grace = float(rules.disconnect_seconds) * timing.time_scale()
+    return {"turn_seconds": turn_seconds(match), "grace_seconds": grace}
+
+
 def turn_seconds(match: Match) -> float | None:
     """A human's time per step in this match, or None when the match has no clock."""
     rules = match.rules
