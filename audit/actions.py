@@ -14,6 +14,7 @@ USER_PASSWORD_CHANGED = "user.password_changed"
 USER_PASSWORD_RESET = "user.password_reset"
 USER_GUEST_UPGRADED = "user.guest_upgraded"
 USER_GUEST_MERGED = "user.guest_merged"
+USER_RIGHTS_CHANGED = "user.rights_changed"
 
 # Matches
 MATCH_CREATED = "match.created"
@@ -24,6 +25,8 @@ MATCH_FORFEITED = "match.forfeited"
 MATCH_FINISHED = "match.finished"
 MATCH_ABORTED = "match.aborted"
 MATCH_VOIDED = "match.voided"
+MATCH_UNVOIDED = "match.unvoided"
+MATCH_RATING_PROTECTED = "match.rating_protected"
 MATCH_SAME_IP = "match.same_ip"
 MATCH_UNDONE = "match.undone"
 MATCH_BOT_TOOK_SEAT = "match.bot_took_seat"
@@ -40,6 +43,13 @@ QUEUE_MATCHED = "queue.matched"
 DISPUTE_OPENED = "dispute.opened"
 DISPUTE_SETTLED = "dispute.settled"
 DISPUTE_VIEWED = "dispute.viewed"
+DISPUTE_RECORD_VIEWED = "dispute.record_viewed"
+DISPUTE_ASSIGNED = "dispute.assigned"
+DISPUTE_NOTED = "dispute.noted"
+DISPUTE_INFO_REQUESTED = "dispute.info_requested"
+DISPUTE_INFO_GIVEN = "dispute.info_given"
+DISPUTE_VOID_PROPOSED = "dispute.void_proposed"
+DISPUTE_PROPOSAL_REFUSED = "dispute.proposal_refused"
 
 # Ratings
 RATING_CHANGED = "rating.changed"
@@ -61,6 +71,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (USER_PASSWORD_RESET, "Password reset"),
             (USER_GUEST_UPGRADED, "Guest turned into an account"),
             (USER_GUEST_MERGED, "Guest's games moved to the account signed in to"),
+            (USER_RIGHTS_CHANGED, "Staff or moderator rights granted or removed"),
         ],
     ),
     (
@@ -74,6 +85,8 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (MATCH_FINISHED, "Match finished"),
             (MATCH_ABORTED, "Match aborted"),
             (MATCH_VOIDED, "Match voided"),
+            (MATCH_UNVOIDED, "Void undone: the match counts again"),
+            (MATCH_RATING_PROTECTED, "A player's rating protected from the match"),
             (MATCH_SAME_IP, "Same address on two sides"),
             (MATCH_UNDONE, "Local move undone"),
             (MATCH_BOT_TOOK_SEAT, "A bot took a leaving player's seat"),
@@ -96,6 +109,13 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (DISPUTE_OPENED, "Dispute opened"),
             (DISPUTE_SETTLED, "Dispute settled"),
             (DISPUTE_VIEWED, "Dispute reviewed (private data shown)"),
+            (DISPUTE_RECORD_VIEWED, "Player record viewed (private data shown)"),
+            (DISPUTE_ASSIGNED, "Dispute claimed or assigned"),
+            (DISPUTE_NOTED, "Internal note added to a dispute"),
+            (DISPUTE_INFO_REQUESTED, "Player asked for more information"),
+            (DISPUTE_INFO_GIVEN, "Player answered a moderator's question"),
+            (DISPUTE_VOID_PROPOSED, "Void proposed, waiting for a second moderator"),
+            (DISPUTE_PROPOSAL_REFUSED, "Proposed void refused by a second moderator"),
         ],
     ),
     (

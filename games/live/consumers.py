@@ -260,7 +260,12 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.corner is not None and self.user is not None:
             # Sockets are counted per player across tabs and processes (`games.live.presence`).
             snapshot = await _arrive(
-                match_id, self.user, self.corner, self.viewer_corner, _socket_ip(self.scope)
+                match_id,
+                self.user,
+                self.corner,
+                self.viewer_corner,
+                _socket_ip(self.scope),
+                _socket_agent(self.scope),
             )
         else:
             self.watching = True
@@ -509,6 +514,11 @@ def _socket_ip(scope: dict[str, Any]) -> str | None:
         return None
 
 
+def _socket_agent(scope: dict[str, Any]) -> bytes:
+    """The browser's User-Agent header on the socket's handshake (empty if none)."""
+    return next((v for k, v in scope.get("headers") or () if k == b"user-agent"), b"")
+
+
 def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
     """The corner `user` sits in, from {corner: user id}."""
     if user is None:
@@ -559,11 +569,16 @@ async def _loaded(match_id: int, v: int | None) -> Loaded | None:
 
 @on_db_thread
 def _arrive(
-    match_id: int, user: Any, corner: int, viewer_corner: int | None, ip: str | None = None
+    match_id: int,
+    user: Any,
+    corner: int,
+    viewer_corner: int | None,
+    ip: str | None = None,
+    user_agent: bytes = b"",
 ) -> dict[str, Any] | None:
     """Mark the seat connected (grace over) and read the snapshot, in one trip to the
     database thread."""
-    presence.seat_connected(match_id=match_id, user=user, ip=ip)
+    presence.seat_connected(match_id=match_id, user=user, ip=ip, user_agent=user_agent)
     loaded = _load_now(match_id)
     if loaded is None:
         return None

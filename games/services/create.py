@@ -25,6 +25,7 @@ from games.engine import (
     rules_name,
 )
 from games.match import dice
+from games.match.devices import seat_agent
 from games.match.errors import ServiceError
 from games.models import (
     CODE_ALPHABET,
@@ -124,6 +125,7 @@ def match_create(
     server_seed: str | None = None,
     ip: str | None = None,
     paired: Iterable[Any] | None = None,
+    user_agent: str = "",
 ) -> Match:
     """Open a match. The host takes the lowest free seat (in local play every seat that is not
     a bot); bots take the corners given. It starts at once when every seat is filled.
@@ -135,7 +137,7 @@ def match_create(
 
     ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
     ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
-    goes into the audit log.
+    goes into the audit log; ``user_agent`` (the host's browser) is stored on their seats.
     """
     rules, chosen = _rules_of(ruleset, mode, house_rules, options)
     try:
@@ -180,7 +182,7 @@ def match_create(
                 "commitment": match.commitment,
             },
         )
-        _seat_host_and_bots(change, host, host_corners, host_seed, bot_levels, ip)
+        _seat_host_and_bots(change, host, host_corners, host_seed, bot_levels, ip, user_agent)
         _audit_created(change, host, host_corners, bot_levels, ip)
         if len(change.seats) == len(corners):
             deal_first_turn(change)
@@ -271,6 +273,7 @@ def _seat_host_and_bots(
     host_seed: str,
     bot_levels: dict[int, str],
     ip: str | None,
+    user_agent: str | None,
 ) -> None:
     match, now = change.match, change.now
     seats = [
@@ -281,6 +284,7 @@ def _seat_host_and_bots(
             client_seed=host_seed if i == 0 else dice.new_client_seed(),
             joined_at=now,
             ip=ip,
+            **seat_agent(user_agent),
         )
         for i, c in enumerate(host_corners)
     ]

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q
 from django.db.models.functions import Now
 
@@ -90,9 +90,16 @@ class Change:
     reclaimed: bool = False
     # The player to act is back within the wait (mensch) with this many seconds left.
     resume_clock: float | None = None
+    # When the seat to play could act: the match's previous change (read with the lock), then
+    # each action of this change. A roll's or move's think time runs from it.
+    since: datetime | None = None
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
+        self.since = getattr(self.match, "acted_at", None)
+        pause = self.match.pause_until
+        if self.since is not None and pause is not None and pause > self.since:
+            self.since = pause  # after a lost roll the next player can act when the pause ends
         snap = self.match.snapshot or {}
         if snap.get("notation"):
             self.state = loads(snap["notation"])
@@ -148,6 +155,13 @@ class Change:
             setattr(seat, name, value)
         self.seats_changed.setdefault(seat.pk, set()).update(values)
 
+    def think_ms(self) -> int | None:
+        """Milliseconds since the seat could act; the next action counts from now."""
+        since, self.since = self.since, self.now
+        if since is None:
+            return None
+        return max(0, round((self.now - since).total_seconds() * 1000))
+
     # -- the actions
 
     def roll(
@@ -180,6 +194,7 @@ class Change:
                 by=by,
                 action_id=action_id,
                 at=self.now,
+                think_ms=self.think_ms(),
             )
         )
         self.rolls += 1
@@ -239,6 +254,7 @@ class Change:
                 by=by,
                 action_id=action_id,
                 at=self.now,
+                think_ms=self.think_ms(),
             )
         )
         self.state = state
@@ -292,10 +308,19 @@ def acting_seat(change: Change, user: Any, corner: int | None) -> Seat:
     return next((s for s in mine if s.corner == to_play), mine[0])
 
 
+def _locking() -> models.QuerySet[Match]:
+    """Matches locked until the transaction ends, with the database clock as ``db_now`` and
+    the time of their last event as ``acted_at`` (in the same statement: think times)."""
+    last = MatchEvent.objects.filter(match=models.OuterRef("pk")).order_by("-seq").values("at")
+    return Match.objects.select_for_update().annotate(
+        db_now=Now(), acted_at=models.Subquery(last[:1], output_field=models.DateTimeField())
+    )
+
+
 def lock_match(match_id: int) -> Match:
-    """The match, locked until the transaction ends, with the database clock as ``db_now``."""
+    """The match, locked until the transaction ends (see `_locking`)."""
     try:
-        return Match.objects.select_for_update().annotate(db_now=Now()).get(pk=match_id)
+        return _locking().get(pk=match_id)
     except (Match.DoesNotExist, ValueError, TypeError):
         raise ServiceError("not_found", "There is no such match") from None
 
@@ -303,7 +328,7 @@ def lock_match(match_id: int) -> Match:
 def lock_match_code(code: str) -> Match:
     """`lock_match` by room code, as someone typed it (`rooms.normalise`)."""
     cleaned = rooms.normalise(str(code))
-    locked = Match.objects.select_for_update().annotate(db_now=Now())
+    locked = _locking()
     match = None if cleaned is None else locked.filter(code=cleaned).first()
     if match is None:
         raise ServiceError("not_found", f"There is no match with room code {code!r}")
