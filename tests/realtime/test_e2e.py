@@ -163,8 +163,9 @@ class Player:
             with suppress(TimeoutError):
                 frame = await asyncio.wait_for(self.frames.get(), 0.5)
                 if frame["t"] == "error":
-                    # A race with the clock (the server moved first): take the new state.
-                    assert frame["d"]["code"] in ("stale", "not_your_turn"), frame
+                    # A race with the clock (the server moved first, or the die is passing
+                    # on after a roll no pawn could use): take the new state.
+                    assert frame["d"]["code"] in ("stale", "not_your_turn", "pause"), frame
                     await self.frame({"t": "resync"})
 
 
