@@ -218,9 +218,12 @@ async def full_match(ann: Player, ben: Player) -> None:
     assert any(e["kind"] == "rolled" for e in events_of(timeout))
     # Both play a while; then Ann's connection drops and she is back within the grace.
     stop = asyncio.Event()
-    await asyncio.gather(
-        ann.play(lambda: ann.state["v"] > 40 or stop.is_set()),
-        ben.play(lambda: ann.state["v"] > 40),
+    await asyncio.wait_for(
+        asyncio.gather(
+            ann.play(lambda: ann.state["v"] > 40 or stop.is_set()),
+            ben.play(lambda: ann.state["v"] > 40),
+        ),
+        timeout=120,  # a game that stops moving fails here instead of hanging the run
     )
     await ann.close()
     gone = await ben.next(lambda f: {"kind": "disconnected", "corner": 0} in events_of(f))
