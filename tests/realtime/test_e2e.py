@@ -163,9 +163,14 @@ class Player:
             with suppress(TimeoutError):
                 frame = await asyncio.wait_for(self.frames.get(), 0.5)
                 if frame["t"] == "error":
-                    # A race with the clock (the server moved first, or the die is passing
-                    # on after a roll no pawn could use): take the new state.
+                    # A race with the clock (the server moved first): take the new state.
+                    # "pause": the die passed to this player after a roll no pawn could use,
+                    # and the server takes no action until the pause ends (nothing is sent
+                    # when it does): act again, as a person pressing again would.
                     assert frame["d"]["code"] in ("stale", "not_your_turn", "pause"), frame
+                    if frame["d"]["code"] == "pause":
+                        acted_on = -1
+                        await asyncio.sleep(0.2)
                     await self.frame({"t": "resync"})
 
 
