@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.rights.RequestActor",  # who grants rights, for the audit log
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -152,6 +153,12 @@ RANKED_PROVISIONAL_GAMES = int(os.environ.get("RANKED_PROVISIONAL_GAMES") or 10)
 RANKED_LEADERBOARD_MIN_GAMES = int(os.environ.get("RANKED_LEADERBOARD_MIN_GAMES") or 5)
 # Disputes: how many days after a match ends a player may open one.
 DISPUTE_WINDOW_DAYS = int(os.environ.get("DISPUTE_WINDOW_DAYS") or 14)
+# ... how many disputes (appeals aside) a player may file about one match, how many days
+# after a decision it may be appealed (once), and whether voiding a ranked match takes a
+# second moderator's approval.
+DISPUTE_FILINGS_PER_MATCH = int(os.environ.get("DISPUTE_FILINGS_PER_MATCH") or 1)
+DISPUTE_APPEAL_DAYS = int(os.environ.get("DISPUTE_APPEAL_DAYS") or 14)
+DISPUTE_VOID_APPROVAL = env.parse_bool(os.environ.get("DISPUTE_VOID_APPROVAL"), default=True)
 
 CELERY_BROKER_URL = env.celery_broker_url(REDIS_URL)
 CELERY_BROKER_TRANSPORT_OPTIONS = env.celery_transport_options(REDIS_URL, REDIS_PREFIX)

@@ -153,9 +153,10 @@ def record_changes(match: Any, results: Iterable[Result]) -> None:
 
 def rerate(queue: str, *, reason: str = "") -> dict[int, Result]:
     """Recompute every rating in `queue` from its finished, not voided, ranked matches in the
-    order they finished. Returns the result of every seat (by seat id) for the caller to store
-    on the seats. Rating rows are rewritten; a player with no rated match left goes back to
-    the start value. Must run inside a transaction (the queue's rows stay locked)."""
+    order they finished (a seat whose rating a moderator protected keeps its rating). Returns
+    the result of every seat (by seat id) for the caller to store on the seats. Rating rows are
+    rewritten; a player with no rated match left goes back to the start value. Must run inside
+    a transaction (the queue's rows stay locked)."""
     assert transaction.get_connection().in_atomic_block, "rerate runs inside a transaction"
     rules, players = QUEUE_RULES[queue]
     rows = {r.user_id: r for r in Rating.objects.select_for_update().filter(queue=queue)}
@@ -178,6 +179,14 @@ def rerate(queue: str, *, reason: str = "") -> dict[int, Result]:
         seat_of = {s.user_id: s for s in seats if s.user_id is not None}
         for (user_id, place), (mu0, s0), (mu1, s1) in zip(places, current, new, strict=True):
             _, _, games, wins = state.get(user_id, (MU, SIGMA, 0, 0))
+            if seat_of[user_id].rating_protected:
+                # A moderator's remedy: the match leaves this player's rating as it was (the
+                # others are still rated against them).
+                state[user_id] = (mu0, s0, games, wins)
+                by_seat[seat_of[user_id].pk] = Result(
+                    user_id, place, as_record(mu0, s0), as_record(mu0, s0)
+                )
+                continue
             state[user_id] = (mu1, s1, games + 1, wins + (place == 1))
             by_seat[seat_of[user_id].pk] = Result(
                 user_id, place, as_record(mu0, s0), as_record(mu1, s1)

@@ -26,12 +26,13 @@ from django.conf import settings
 from django.db import connections
 
 from games import services
-from games.live import presence
+from games.live import presence, watchers
 from games.live.wire import Intent, RateLimit, WireError, error_frame, frame, parse
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.match.selectors import match_by_code, match_with_seats, snapshot_for, visible_events
 from games.models import Match
+from games.services.kernel import room_clocks
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -258,9 +259,16 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.corner is not None and self.user is not None:
             # Sockets are counted per player across tabs and processes (`games.live.presence`).
             snapshot = await _arrive(
-                match_id, self.user, self.corner, self.viewer_corner, _socket_ip(self.scope)
+                match_id,
+                self.user,
+                self.corner,
+                self.viewer_corner,
+                _socket_ip(self.scope),
+                _socket_agent(self.scope),
             )
         else:
+            self.watching = True
+            await on_db_thread(watchers.opened)(match_id)
             snapshot = await self._snapshot()
         _watch(self)
         await self.send_state(snapshot)
@@ -277,6 +285,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.match_id is None:
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
+        if getattr(self, "watching", False):
+            await on_db_thread(watchers.closed)(self.match_id)
         if self.corner is not None and self.user is not None:
             # Marks the seat disconnected only when this was the player's last socket.
             await on_db_thread(presence.seat_disconnected)(
@@ -449,9 +459,18 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return None
         match, seats = loaded
         # No query here: the seats come with their users.
-        return snapshot_for(
+        snap = snapshot_for(
             match, viewer_user=self.user, viewer_corner=self.viewer_corner, seats=seats
         )
+        return _with_room(snap, match)
+
+
+def _with_room(snap: dict[str, Any], match: Any) -> dict[str, Any]:
+    """The snapshot with what the room draws beyond the game: its clocks and how many
+    watch (read with the match)."""
+    snap.update(room_clocks(match))
+    snap["watchers"] = getattr(match, "watchers", 0)
+    return snap
 
 
 def _presence_wire(e: dict[str, Any]) -> dict[str, Any]:
@@ -477,6 +496,9 @@ def _with_presence(
                 seat["connected"] = e["kind"] == "connected"
             if "away" in e:
                 seat["away"] = bool(e["away"])
+            if "connected" in e and isinstance(e.get("at"), str):
+                # When the grace started: the room counts it down.
+                seat["disconnected_at"] = None if e["connected"] else e["at"]
         if same_v and "deadline" in e:
             deadline = e["deadline"]
     return {**snapshot, "seats": seats, "deadline": deadline}
@@ -489,6 +511,11 @@ def _socket_ip(scope: dict[str, Any]) -> str | None:
         return str(ipaddress.ip_address(client[0]))
     except ValueError:
         return None
+
+
+def _socket_agent(scope: dict[str, Any]) -> bytes:
+    """The browser's User-Agent header on the socket's handshake (empty if none)."""
+    return next((v for k, v in scope.get("headers") or () if k == b"user-agent"), b"")
 
 
 def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
@@ -541,19 +568,28 @@ async def _loaded(match_id: int, v: int | None) -> Loaded | None:
 
 @on_db_thread
 def _arrive(
-    match_id: int, user: Any, corner: int, viewer_corner: int | None, ip: str | None = None
+    match_id: int,
+    user: Any,
+    corner: int,
+    viewer_corner: int | None,
+    ip: str | None = None,
+    user_agent: bytes = b"",
 ) -> dict[str, Any] | None:
     """Mark the seat connected (grace over) and read the snapshot, in one trip to the
     database thread."""
-    presence.seat_connected(match_id=match_id, user=user, ip=ip)
+    presence.seat_connected(match_id=match_id, user=user, ip=ip, user_agent=user_agent)
     loaded = _load_now(match_id)
     if loaded is None:
         return None
-    return snapshot_for(loaded[0], viewer_user=user, viewer_corner=viewer_corner, seats=loaded[1])
+    snap = snapshot_for(loaded[0], viewer_user=user, viewer_corner=viewer_corner, seats=loaded[1])
+    return _with_room(snap, loaded[0])
 
 
 def _load_now(match_id: int) -> Loaded | None:
-    return match_with_seats(match_id)  # one query
+    loaded = match_with_seats(match_id)  # one query
+    if loaded is not None:
+        loaded[0].watchers = watchers.count(match_id)  # how many watch, read with the match
+    return loaded
 
 
 _load = on_db_thread(_load_now)
@@ -587,4 +623,7 @@ def _act(match_id: int, user: Any, intent: Intent) -> Any:
         )
     if intent.t == "undo":
         return services.match_undo(match_id=match_id, user=user, seq=intent.v)
+    if intent.t == "react":
+        services.match_react(match_id=match_id, user=user, reaction=intent.reaction)
+        return None
     return services.match_resign(match_id=match_id, user=user)

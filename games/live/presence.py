@@ -165,13 +165,17 @@ def reset_store(new: Store | None = None) -> None:
 # ---------------------------------------------------------------------------- connections
 
 
-def seat_connected(*, match_id: int, user: Any, ip: str | None = None) -> None:
+def seat_connected(
+    *, match_id: int, user: Any, ip: str | None = None, user_agent: bytes | str = b""
+) -> None:
     """A seated player's socket opened: they are back in their seat (grace over, and a seat
     the computer played is theirs again)."""
     store().opened(match_id, user.pk)
     # A seat that is gone (the match was deleted) has nothing to mark.
     with contextlib.suppress(ServiceError):
-        services.seat_set_connected(match_id=match_id, user=user, connected=True, ip=ip)
+        services.seat_set_connected(
+            match_id=match_id, user=user, connected=True, ip=ip, user_agent=user_agent
+        )
 
 
 def seat_disconnected(*, match_id: int, user: Any, ip: str | None = None) -> None:

@@ -7,6 +7,7 @@ Client frames::
     {"t": "resign"}
     {"t": "resync"}
     {"t": "undo", "v": 14}       (local games: take back the last person's roll or move)
+    {"t": "react", "d": {"r": "gg"}}  (online rooms: one of `games.reactions.CHOICES`)
 
 Server frames: ``state`` (the full snapshot), ``update`` (the events of one change and the new
 snapshot), ``error`` (to the sender only: ``{"code", "message"}``).
@@ -25,7 +26,7 @@ from typing import Any
 MAX_FRAME_BYTES = 2048
 MAX_ID_CHARS = 64
 BONUSES = ("", "double", "control", "shield")
-ACTIONS = ("roll", "move", "resign", "resync", "undo")
+ACTIONS = ("roll", "move", "resign", "resync", "undo", "react")
 
 # The codes an error frame may carry: the wire's own, then the services' (games.match.errors.CODES).
 WIRE_CODES = ("bad_message", "rate_limited", "too_large")
@@ -52,6 +53,7 @@ class Intent:
     shield: bool = False
     bonus: str = ""
     face: int | None = None
+    reaction: str = ""
 
 
 def frame(t: str, v: int | None, d: Any) -> str:
@@ -128,6 +130,12 @@ def parse(text: str | None, data: bytes | None = None) -> Intent:
         raise WireError("bad_message", f"Unknown frame type {t!r}; expected one of {ACTIONS}")
     if t in ("resign", "resync"):
         return Intent(t)
+    if t == "react":
+        d = raw.get("d")
+        r = d.get("r") if isinstance(d, dict) else None
+        if not isinstance(r, str) or not 0 < len(r) <= 16:
+            raise WireError("bad_message", '"d" must be {"r": a reaction}')
+        return Intent(t, reaction=r)
     if t == "undo":
         # The seq it was made against: a repeated undo is stale, it never takes back two.
         return Intent(t, _int(raw.get("v"), "v", 0, 2**62))

@@ -71,9 +71,14 @@ def latest_events(match: Match, n: int = 80, *, mine: Collection[int] = ()) -> l
     return visible_events((e.as_wire() for e in reversed(latest)), mine=mine, ended=match.ended)
 
 
+# Bots have names of their own, one per corner, so that three bots in a room are three
+# players; each is still labelled BOT with its level.
+BOT_NAMES = ("Robin", "Sasha", "Kai", "Noor")
+
+
 def seat_name(seat: Seat, match: Match) -> str:
     if seat.bot:
-        return f"{seat.bot.capitalize()} bot"
+        return f"{BOT_NAMES[seat.corner % 4]}, {seat.bot} bot"
     colour = match.rules.colours[seat.corner].capitalize()
     if match.mode == "local" or seat.user is None:
         return colour
@@ -151,6 +156,13 @@ def snapshot_for(
                 "missed_turns": seat.missed_turns if seat is not None else 0,
                 "place": seat.place if seat is not None else None,
                 "left": bool(seat and seat.left),
+                "level": seat.bot if seat is not None and seat.bot else None,
+                # When the seat's last connection closed: the room counts the grace down.
+                "disconnected_at": seat.disconnected_at.isoformat()
+                if seat is not None and seat.disconnected_at
+                else None,
+                # Ranked: the seat's rating change once the match is rated.
+                "rating_change": seat.rating_change if seat is not None else None,
             }
         )
     playing = state is not None and state.phase != "over"

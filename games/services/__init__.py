@@ -14,9 +14,12 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 - `play`: roll, move, and a due deadline (`match_timeout`); `bots`: a bot's step;
 - `undo`: take back in local play; `local`: switch a seat, start over (one device);
 - `leave`: forfeit and resign;
-- `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match;
+- `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match
+  (or undoes a void, or protects one player's rating from it);
 - `guests`: a guest's games move to the account they sign in to;
+- `reactions`: a player's quick reaction in an online room; `rematch`: the same seats again;
 - `ranked_seats`: who may sit in a ranked match.
+- `restart`: a turn's clock started again when its news could not reach the player.
 
 Times come from the database clock (see `games.services.kernel` for the deadlines). Whatever
 fires a due ``turn_deadline`` calls `match_timeout`, which does nothing unless the deadline
@@ -37,9 +40,11 @@ from games.services.leave import match_forfeit, match_resign
 from games.services.local import match_set_seat, match_start_over
 from games.services.play import match_move, match_roll, match_timeout
 from games.services.presence import seat_grace_expired, seat_set_connected
+from games.services.reactions import match_react
+from games.services.rematch import match_rematch, rematch_code
 from games.services.restart import match_clock_restart
 from games.services.undo import match_undo
-from games.services.void import match_void
+from games.services.void import match_unvoid, match_void, seat_protect_rating
 
 __all__ = [
     "BOT_LEVELS",
@@ -54,6 +59,8 @@ __all__ = [
     "match_forfeit",
     "match_join",
     "match_move",
+    "match_react",
+    "match_rematch",
     "match_resign",
     "match_roll",
     "match_set_client_seed",
@@ -62,8 +69,11 @@ __all__ = [
     "match_start_over",
     "match_timeout",
     "match_undo",
+    "match_unvoid",
+    "rematch_code",
     "match_void",
     "seat_grace_expired",
+    "seat_protect_rating",
     "seat_set_connected",
     "seats_hand_over",
 ]

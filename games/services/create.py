@@ -23,6 +23,7 @@ from games.engine import (
     rules_name,
 )
 from games.match import dice
+from games.match.devices import seat_agent
 from games.match.errors import ServiceError
 from games.models import (
     CODE_ALPHABET,
@@ -122,6 +123,7 @@ def match_create(
     server_seed: str | None = None,
     ip: str | None = None,
     paired: Iterable[Any] | None = None,
+    user_agent: str = "",
 ) -> Match:
     """Open a match. The host takes the lowest free seat (in local play every seat that is not
     a bot); bots take the corners given. It starts at once when every seat is filled.
@@ -133,7 +135,7 @@ def match_create(
 
     ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
     ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
-    goes into the audit log.
+    goes into the audit log; ``user_agent`` (the host's browser) is stored on their seats.
     """
     if ruleset not in RULESETS:
         raise ServiceError("bad_request", f"There is no rule set {ruleset!r}")
@@ -226,6 +228,7 @@ def match_create(
                 client_seed=host_seed if i == 0 else dice.new_client_seed(),
                 joined_at=now,
                 ip=ip,
+                **seat_agent(user_agent),
             )
             for i, c in enumerate(host_corners)
         ]

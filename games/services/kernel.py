@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q
 from django.db.models.functions import Now
 
@@ -70,6 +70,17 @@ class ActionResult:
 
 def _setting(name: str, default: float) -> float:
     return float(getattr(settings, name, default))
+
+
+def room_clocks(match: Match) -> dict[str, float | None]:
+    """The clocks a room draws, on this site's clock: a person's time per step
+    (``turn_seconds``) and a disconnected player's time to come back (``grace_seconds``);
+    None where there is none (practice and local play)."""
+    rules = match.rules
+    grace = None
+    if match.mode != "local" and rules.on_disconnect != "none" and rules.disconnect_seconds:
+        grace = float(rules.disconnect_seconds) * timing.time_scale()
+    return {"turn_seconds": turn_seconds(match), "grace_seconds": grace}
 
 
 def turn_seconds(match: Match) -> float | None:
@@ -124,9 +135,16 @@ class Change:
     reclaimed: bool = False
     # The player to act is back within the wait (mensch) with this many seconds left.
     resume_clock: float | None = None
+    # When the seat to play could act: the match's previous change (read with the lock), then
+    # each action of this change. A roll's or move's think time runs from it.
+    since: datetime | None = None
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
+        self.since = getattr(self.match, "acted_at", None)
+        pause = self.match.pause_until
+        if self.since is not None and pause is not None and pause > self.since:
+            self.since = pause  # after a lost roll the next player can act when the pause ends
         snap = self.match.snapshot or {}
         if snap.get("notation"):
             self.state = loads(snap["notation"])
@@ -182,6 +200,13 @@ class Change:
             setattr(seat, name, value)
         self.seats_changed.setdefault(seat.pk, set()).update(values)
 
+    def think_ms(self) -> int | None:
+        """Milliseconds since the seat could act; the next action counts from now."""
+        since, self.since = self.since, self.now
+        if since is None:
+            return None
+        return max(0, round((self.now - since).total_seconds() * 1000))
+
     # -- the actions
 
     def roll(
@@ -214,6 +239,7 @@ class Change:
                 by=by,
                 action_id=action_id,
                 at=self.now,
+                think_ms=self.think_ms(),
             )
         )
         self.rolls += 1
@@ -273,6 +299,7 @@ class Change:
                 by=by,
                 action_id=action_id,
                 at=self.now,
+                think_ms=self.think_ms(),
             )
         )
         self.state = state
@@ -326,19 +353,26 @@ def acting_seat(change: Change, user: Any, corner: int | None) -> Seat:
     return next((s for s in mine if s.corner == to_play), mine[0])
 
 
+def _locking() -> models.QuerySet[Match]:
+    """Matches locked until the transaction ends, with the database clock as ``db_now`` and
+    the time of their last event as ``acted_at`` (in the same statement: think times)."""
+    last = MatchEvent.objects.filter(match=models.OuterRef("pk")).order_by("-seq").values("at")
+    return Match.objects.select_for_update().annotate(
+        db_now=Now(), acted_at=models.Subquery(last[:1], output_field=models.DateTimeField())
+    )
+
+
 def lock_match(match_id: int) -> Match:
-    """The match, locked until the transaction ends, with the database clock as ``db_now``."""
+    """The match, locked until the transaction ends (see `_locking`)."""
     try:
-        return Match.objects.select_for_update().annotate(db_now=Now()).get(pk=match_id)
+        return _locking().get(pk=match_id)
     except (Match.DoesNotExist, ValueError, TypeError):
         raise ServiceError("not_found", "There is no such match") from None
 
 
 def lock_match_code(code: str) -> Match:
     try:
-        return (
-            Match.objects.select_for_update().annotate(db_now=Now()).get(code=normalise_code(code))
-        )
+        return _locking().get(code=normalise_code(code))
     except Match.DoesNotExist:
         raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
 

@@ -44,6 +44,7 @@ from games.services.kernel import (
 )
 from games.services.leave import take_out
 from games.services.presence import seat_back
+from games.services.reactions import only_reactions_since
 
 ACTION_ID_MAX = 64
 
@@ -90,7 +91,7 @@ def _player_action(
         if earlier is not None:
             return change, seat, earlier
     check_active(match)
-    if seq != match.seq:
+    if seq != match.seq and not only_reactions_since(match, seq):
         raise ServiceError(
             "stale", f"The match has moved on (v{match.seq}, not v{seq}): here is the new state"
         )

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from audit import services as audit
 from games.clocks.timing import scaled
+from games.match.devices import seat_agent
 from games.match.errors import ServiceError
 from games.models import (
     Match,
@@ -71,7 +72,14 @@ def seat_back(change: Change, seat: Seat) -> None:
     change.seat_update(seat, away=False, gone=False)
 
 
-def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | None = None) -> None:
+def seat_set_connected(
+    *,
+    match_id: int,
+    user: Any,
+    connected: bool,
+    ip: str | None = None,
+    user_agent: str | bytes | None = None,
+) -> None:
     """Record whether the user's seats have a live connection. Connecting clears the grace
     and gives an away seat back to its player; the last connection closing starts the grace
     (`seat_grace_expired` decides, when the clock sweep finds it ran out). The caller counts
@@ -91,7 +99,10 @@ def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | N
         # player has the rest of their time back (not a fresh clock to stall with).
         waits = match.rules.on_disconnect == "computer" and match.mode != Mode.LOCAL
         state = change.state
+        agent = seat_agent(user_agent) if connected and user_agent else None
         for seat in seats:
+            if agent and agent["user_agent"] != seat.user_agent:
+                change.seat_update(seat, **agent)  # the latest browser the player sat at
             to_play = (
                 match.status == Status.ACTIVE
                 and state is not None

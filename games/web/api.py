@@ -222,6 +222,7 @@ def matches(request: HttpRequest) -> HttpResponse:
         host=request.user,
         bots=bots,
         ip=client_ip(request),
+        user_agent=request.META.get("HTTP_USER_AGENT", ""),
     )
     return JsonResponse(_links(request, match.code), status=201)
 
@@ -235,7 +236,12 @@ def match_detail(request: HttpRequest, code: str) -> HttpResponse:
 
 @api("POST", auth=True)
 def match_join(request: HttpRequest, code: str) -> HttpResponse:
-    seat = services.match_join(code=_code(code), user=request.user, ip=client_ip(request))
+    seat = services.match_join(
+        code=_code(code),
+        user=request.user,
+        ip=client_ip(request),
+        user_agent=request.META.get("HTTP_USER_AGENT", ""),
+    )
     return JsonResponse({"corner": seat.corner, **_links(request, seat.match.code)})
 
 

@@ -19,4 +19,5 @@ urlpatterns = [
     path("r/<str:code>/seat/", views.room_seat, name="room-seat"),
     path("r/<str:code>/start-over/", views.room_start_over, name="room-start-over"),
     path("r/<str:code>/replay/", views.replay, name="replay"),
+    path("r/<str:code>/rematch/", views.room_rematch, name="room-rematch"),
 ]

@@ -20,12 +20,19 @@ from accounts.views import player_for
 from disputes.services import window_days
 from games import services
 from games.engine import RULESETS, Ruleset
+from games.live import watchers
 from games.match import rooms, selectors
 from games.match.errors import ServiceError
 from games.match.replay import initial_state, load_actions, steps, undo_point, withdrawn
 from games.match.selectors import latest_events, match_by_code, snapshot_for
+from games.models import Match, MatchEvent
+from games.services import reactions
+from games.services.kernel import room_clocks
+from games.services.rematch import REMATCH_MODES
 from games.web.guides import guides, page_data
 from games.web.rules_page import board_config, examples, narrate, position
+from ranked.models import Entry, Queue
+from ranked.ratings import queue_of
 
 # The presets in the order the site shows them, with what sets each apart.
 PRESETS = [
@@ -91,10 +98,15 @@ def _players(value: str | None, low: int = 2) -> int:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
+    return _home(request)
+
+
+def _home(request: HttpRequest, **extra: Any) -> HttpResponse:
     return render(
         request,
         "home.html",
         {
+            **extra,
             "presets": PRESETS,
             "levels": _levels(),
             "default_level": _default_level(),
@@ -174,7 +186,11 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
         (
             "Who starts",
             # Seed 001: in code rooms "who goes first is drawn at random" (Match.draws_first).
-            "Red on one device and against the computer; drawn with the dice in online rooms"
+            (
+                "Red on one device and against the computer; drawn with the dice in online rooms"
+                if rules.name == "mensch"
+                else "red"
+            )
             if rules.first_player == "red"
             else "drawn at random with the dice",
         ),
@@ -246,7 +262,12 @@ def rules(request: HttpRequest) -> HttpResponse:
 def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
     try:
         host = player_for(request)
-        match = services.match_create(host=host, ip=client_ip(request), **kwargs)
+        match = services.match_create(
+            host=host,
+            ip=client_ip(request),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+            **kwargs,
+        )
     except ServiceError as e:
         messages.error(request, e.message)
         return redirect("home")
@@ -320,11 +341,16 @@ def _local_corners() -> list[dict[str, Any]]:
 @require_GET
 def join(request: HttpRequest) -> HttpResponse:
     """Join by code: the room page for the code typed, or back home saying what is wrong."""
-    code = _clean(request.GET.get("code", ""))
+    typed = request.GET.get("code", "")
+    code = _clean(typed)
     if not code.isalnum():
-        messages.error(request, "A room code is six letters and digits, like KMN-479.")
-        return redirect("home")
-    return redirect("room", code=code)
+        error = "A room code is six letters and digits, like KMN-479."
+    elif not Match.objects.filter(code=code).exists():
+        error = f"There is no room with the code {typed.strip()[:12]}: check it with your friend."
+    else:
+        return redirect("room", code=code)
+    # Answered on the form itself, beside the field.
+    return _home(request, join_error=error, join_code=typed[:12])
 
 
 def _clean(code: str) -> str:
@@ -350,6 +376,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     user = request.user if request.user.is_authenticated else None
     seats = list(match.seats.select_related("user").order_by("corner"))  # read once
     snapshot = snapshot_for(match, viewer_user=user, seats=seats)
+    snapshot.update(room_clocks(match))  # as the socket's snapshots carry them
     mine = [s.corner for s in seats if user is not None and s.user_id == user.pk]
     join_url = request.build_absolute_uri(rooms.join_path(match.code))
     config = {
@@ -364,6 +391,7 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     }
     # The room's history survives a reload: the latest events, oldest first.
     config["history"] = latest_events(match, mine=mine)
+    config.update(_room_extras(match, seats, user, snapshot))
     if match.mode == "local" and snapshot["status"] == "active":
         # A reloaded page knows at once whether there is anything to take back.
         people = {s.corner for s in seats if not s.bot}
@@ -404,6 +432,38 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     )
 
 
+def _room_extras(
+    match: Any, seats: list[Any], user: Any, snapshot: dict[str, Any]
+) -> dict[str, Any]:
+    """What the room's page needs beyond the snapshot: the reactions on offer, the spectator
+    count, where "again" leads, and whether another person played (a dispute makes sense)."""
+    others = any(
+        s.user_id is not None and not s.bot and (user is None or s.user_id != user.pk)
+        for s in seats
+    )
+    quick = match.mode == "friendly" and Entry.objects.filter(match=match).exists()
+    again = None
+    if match.mode == "ranked":
+        again = reverse("play-ranked")
+    elif quick:
+        again = reverse("play-quick")
+    return {
+        "reactions": reactions.CHOICES if match.mode in reactions.ONLINE else {},
+        "watchers": watchers.count(match.pk),
+        "others_played": others and match.mode != "local",
+        "queue": queue_of(match),
+        "queue_label": str(Queue(queue_of(match)).label) if queue_of(match) else None,
+        "again": again,
+        "rematch": reverse("room-rematch", args=[match.code])
+        if match.mode in REMATCH_MODES and not quick
+        else None,
+        "rematch_code": services.rematch_code(match) if snapshot["status"] == "finished" else None,
+        "home": reverse("home"),
+        "replay_url": reverse("replay", args=[match.code]),
+        "report": reverse("disputes:open", args=[match.code]),
+    }
+
+
 def _local_seats(match: Any, seats: list[Any], snapshot: dict[str, Any]) -> list[dict[str, Any]]:
     """One device: each seat still playing, as the switch under the board shows it."""
     if snapshot["status"] not in ("waiting", "active"):
@@ -420,7 +480,12 @@ def _local_seats(match: Any, seats: list[Any], snapshot: dict[str, Any]) -> list
 def room_join(request: HttpRequest, code: str) -> HttpResponse:
     match = _match(code)
     try:
-        services.match_join(code=match.code, user=player_for(request), ip=client_ip(request))
+        services.match_join(
+            code=match.code,
+            user=player_for(request),
+            ip=client_ip(request),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+        )
     except ServiceError as e:
         messages.error(request, e.message)
     return redirect("room", code=match.code)
@@ -478,6 +543,21 @@ def room_start(request: HttpRequest, code: str) -> HttpResponse:
     return redirect("room", code=match.code)
 
 
+@require_POST
+def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
+    """Rematch: the same players and bots in a new room (the first to ask opens it)."""
+    match = _match(code)
+    if not request.user.is_authenticated:
+        messages.error(request, "Only the match's players ask for a rematch.")
+        return redirect("room", code=match.code)
+    try:
+        new = services.match_rematch(match_id=match.pk, user=request.user, ip=client_ip(request))
+    except ServiceError as e:
+        messages.error(request, e.message)
+        return redirect("room", code=match.code)
+    return redirect("room", code=new.code)
+
+
 @require_GET
 def replay(request: HttpRequest, code: str) -> HttpResponse:
     """A finished match turn by turn, with its events and the dice proof."""
@@ -501,6 +581,8 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         frames.append(
             {
                 "turn": step.turn,
+                # The turn the action was played in (a passing move's `turn` is the next).
+                "in": getattr(row, "turn", None) or frames[-1]["turn"],
                 "seq": step.action.seq,
                 "title": said[0] if said else step.action.kind,
                 "words": said,
@@ -521,6 +603,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
                     "frame": len(frames) - 1,
                 }
             )
+    _reactions_into(match, frames)
     seats = {s.corner: s for s in match.seats.select_related("user")}
     context["config"] = {
         "board": board_config(rules),
@@ -541,6 +624,20 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         },
     }
     return render(request, "games/replay.html", context)
+
+
+def _reactions_into(match: Any, frames: list[dict[str, Any]]) -> None:
+    """The room's reactions, each in the words of the replay step it followed."""
+    said = MatchEvent.objects.filter(match=match, kind=reactions.KIND).order_by("seq")
+    for e in said:
+        at = 0
+        for i, f in enumerate(frames):
+            if f.get("seq", 0) < e.seq:
+                at = i
+        colour = match.rules.colours[int(e.data["corner"])].capitalize()
+        frames[at]["words"].append(
+            f"{colour} reacts: {reactions.CHOICES.get(e.data['r'], e.data['r'])}"
+        )
 
 
 def _seat_label(seat: Any, colour: str) -> str:

@@ -31,15 +31,21 @@ const LAYOUTS = {
     // Home: the corner's triangle in the middle, one spot per pawn.
     home: [[6.28, 6.9], [6.28, 7.5], [6.28, 8.1], [6.85, 7.5]],
     centre: { x: 6, y: 6, w: 3 },
+    die: [3, 3], // between the yard's spots: the die of the player to act
+
   },
   40: {
     n: 11,
     quarter: [[0, 4], [1, 4], [2, 4], [3, 4], [4, 4], [4, 3], [4, 2], [4, 1], [4, 0], [5, 0]],
     column: [[1, 5], [2, 5], [3, 5], [4, 5]],
-    yard: { x: 0, y: 0, w: 2 },
-    spots: [[0.55, 0.55], [1.45, 0.55], [0.55, 1.45], [1.45, 1.45]],
+    // The yard fills the corner's free 4x4 area (less a margin): pawns big enough to tap.
+    yard: { x: 0, y: 0, w: 3.6 },
+    spots: [[0.95, 0.95], [2.65, 0.95], [0.95, 2.65], [2.65, 2.65]],
     home: null,
     centre: { x: 5, y: 5, w: 1 },
+    die: [1.8, 1.8], // between the yard's spots
+    dieScale: 0.72,
+
   },
 };
 
@@ -140,12 +146,14 @@ export class Board {
     this.moves = [];
     this.interactive = false;
     this.pawnNodes = new Map();
+    this.yards = [];
     svg.setAttribute("viewBox", `0 0 ${this.geo.n} ${this.geo.n}`);
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", label);
     svg.classList.add("ludo-board", `size-${this.geo.size}`);
     svg.replaceChildren();
     this.drawStatic();
+    this.turnLayer = el("g", { class: "turn-marker", "aria-hidden": "true" }, svg);
     this.pawnLayer = el("g", { class: "pawns" }, svg);
     // Rings above the pawns: a ring on a rival's pawn (a capture) must take the click.
     this.targetLayer = el("g", { class: "targets" }, svg);
@@ -169,14 +177,15 @@ export class Board {
       const [bx, by] = turn([x + w, y + w], c, n);
       const rx = Math.min(ax, bx);
       const ry = Math.min(ay, by);
-      const yard = el("g", { class: `yard c-${this.colour(c)}` }, g);
+      const yard = el("g", { class: `yard c-${this.colour(c)}`, "data-corner": c }, g);
+      this.yards[c] = yard;
       el("rect", { x: rx + 0.06, y: ry + 0.06, width: w - 0.12, height: w - 0.12, rx: 0.25, class: "yard-bg" }, yard);
       if (geo.size === 52) {
         el("rect", { x: rx + 0.9, y: ry + 0.9, width: w - 1.8, height: w - 1.8, rx: 0.35, class: "yard-inner" }, yard);
       }
       for (let i = 0; i < 4; i += 1) {
         const [sx, sy] = geo.point(c, i, -1);
-        el("circle", { cx: sx, cy: sy, r: geo.size === 52 ? 0.62 : 0.38, class: "spot" }, yard);
+        el("circle", { cx: sx, cy: sy, r: geo.size === 52 ? 0.62 : 0.52, class: "spot" }, yard);
       }
     }
     // Track squares.
@@ -236,8 +245,10 @@ export class Board {
   }
 
   /** Draws `snapshot`'s pawns, and its legal moves when `interactive`. */
-  render(snapshot, { interactive = false, moves = null, last = null } = {}) {
+  render(snapshot, { interactive = false, moves = null, last = null, turn = null, animate = false } = {}) {
     const { geo } = this;
+    this.drawTurn(turn);
+    const walks = [];
     this.snapshot = snapshot;
     this.interactive = interactive;
     this.moves = moves || (interactive ? snapshot.legal || [] : []);
@@ -264,7 +275,7 @@ export class Board {
         let [x, y] = geo.point(p.corner, p.pawn, p.progress);
         let scale = 1;
         if (p.progress > geo.lastTrack + geo.layout.column.length) scale = 0.62; // home
-        else if (p.progress < 0 && geo.size === 52) scale = 1.3; // the big yards
+        else if (p.progress < 0) scale = geo.size === 52 ? 1.3 : 1.15; // the yards
         if (group.length > 1) {
           const off = group.length === 2 ? [[-0.2, -0.1], [0.2, 0.1]] : [[-0.2, -0.2], [0.2, -0.2], [-0.2, 0.2], [0.2, 0.2]];
           const [dx, dy] = off[i % off.length];
@@ -273,7 +284,12 @@ export class Board {
           scale = 0.72;
         }
         const node = this.pawnNode(p.corner, p.pawn);
-        node.style.transform = `translate(${x}px, ${y}px) scale(${scale})`;
+        const to = `translate(${x}px, ${y}px) scale(${scale})`;
+        const before = node.dataset.progress === undefined ? null : Number(node.dataset.progress);
+        if (animate && before !== null && before !== p.progress && node.style.transform) {
+          walks.push({ node, corner: p.corner, pawn: p.pawn, from: before, to: p.progress, start: node.style.transform, end: to });
+        }
+        node.style.transform = to;
         node.dataset.progress = p.progress;
         const m = movable.get(id);
         node.classList.toggle("movable", Boolean(m));
@@ -294,6 +310,90 @@ export class Board {
       }
     }
     this.drawTargets(numbered);
+    return animate ? this.walk(walks) : 0;
+  }
+
+  /** Lights the corner to act and draws its die and turn clock beside its yard.
+   * `turn`: { corner, face, clock } with clock the share of the turn left (0..1) or null. */
+  drawTurn(t) {
+    this.yards.forEach((y, c) => y.classList.toggle("active", Boolean(t) && t.corner === c));
+    const layer = this.turnLayer;
+    if (!t || t.corner === null || t.corner === undefined) {
+      layer.replaceChildren();
+      this.turnKey = null;
+      return;
+    }
+    const key = `${t.corner}:${t.face}:${t.rolling ? 1 : 0}`;
+    if (this.turnKey !== key) {
+      this.turnKey = key;
+      layer.replaceChildren();
+      const [x, y] = turn(this.geo.layout.die, t.corner, this.geo.n);
+      const g = el("g", { class: `turn-die c-${this.colour(t.corner)}${t.rolling ? " rolling" : ""}`, transform: `translate(${x} ${y}) scale(${this.geo.layout.dieScale || 1})`, "data-corner": t.corner }, layer);
+      el("circle", { r: 0.92, class: "clock-track" }, g);
+      this.clockRing = el("circle", { r: 0.92, class: "clock-ring", pathLength: 100, transform: "rotate(-90)" }, g);
+      const die = el("g", { class: "mini-die", transform: "scale(.62)" }, g);
+      dieFace(die, t.face, "");
+    }
+    this.setClock(t.clock);
+  }
+
+  /** The turn clock ring: `share` of the turn left (null: no clock). */
+  setClock(share) {
+    if (!this.clockRing) return;
+    const on = typeof share === "number";
+    this.clockRing.classList.toggle("off", !on);
+    const left = on ? Math.max(0, Math.min(1, share)) : 0;
+    this.clockRing.setAttribute("stroke-dasharray", `${(left * 100).toFixed(2)} 100`);
+    this.clockRing.classList.toggle("low", on && left <= 0.2);
+  }
+
+  /** Animates pawns from where they stood to where they stand now: a pawn that moved on
+   * walks square by square; a captured one is carried back to its yard once the capturer has
+   * landed. Returns how long it all takes (ms); nothing moves when motion is reduced. */
+  walk(walks) {
+    if (!walks.length || !globalThis.matchMedia || matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
+    const { geo } = this;
+    const STEP = 150;
+    let longest = 0;
+    const movers = walks.filter((w) => w.to >= 0);
+    for (const w of movers) {
+      const frames = [{ transform: w.start }];
+      const squares = [];
+      if (w.from >= 0 && w.to > w.from && w.to - w.from <= 13) {
+        for (let p = w.from + 1; p < w.to; p += 1) {
+          const [x, y] = geo.point(w.corner, w.pawn, p);
+          frames.push({ transform: `translate(${x}px, ${y - 0.18}px) scale(1)` }, { transform: `translate(${x}px, ${y}px) scale(1)` });
+          squares.push(p);
+        }
+      }
+      squares.push(w.to);
+      frames.push({ transform: w.end });
+      w.node.dataset.walk = squares.join(" ");
+      const ms = Math.max(STEP * 2, STEP * squares.length);
+      w.node.animate(frames, { duration: ms, easing: "linear" });
+      longest = Math.max(longest, ms);
+    }
+    for (const w of walks.filter((x) => x.to < 0)) {
+      // The victim stays where it was hit until the capturer lands, then flies home.
+      const [x, y] = this.middle(w.start);
+      const frames = [
+        { transform: w.start, offset: 0 },
+        { transform: w.start, offset: longest ? longest / (longest + 500) : 0 },
+        { transform: `translate(${x}px, ${y - 1.2}px) scale(1.2)`, offset: longest ? (longest + 200) / (longest + 500) : 0.4 },
+        { transform: w.end, offset: 1 },
+      ];
+      w.node.dataset.walk = "yard";
+      w.node.classList.add("captured");
+      const anim = w.node.animate(frames, { duration: longest + 500, easing: "ease-in-out" });
+      anim.onfinish = () => w.node.classList.remove("captured");
+      longest = Math.max(longest, longest + 500);
+    }
+    return longest;
+  }
+
+  middle(transform) {
+    const m = /translate\(([-\d.]+)px, ([-\d.]+)px\)/.exec(transform) || [0, 0, 0];
+    return [(Number(m[1]) + this.geo.n / 2) / 2, (Number(m[2]) + this.geo.n / 2) / 2];
   }
 
   pawnLabel(corner, pawn, progress, movable) {
@@ -356,6 +456,9 @@ export class Board {
     }
     const ring = target.closest(".target");
     if (ring) return this.moves[Number(ring.dataset.move)] || null;
+    // A tap anywhere in a yard brings out one of its pawns: the spots alone are small.
+    const yard = target.closest(".yard");
+    if (yard) return this.moves.find((m) => m.corner === Number(yard.dataset.corner) && m.from < 0) || null;
     return null;
   }
 
@@ -451,11 +554,16 @@ const PIPS = {
 export function drawDie(svg, face) {
   svg.setAttribute("viewBox", "-1 -1 2 2");
   svg.replaceChildren();
-  el("rect", { x: -0.92, y: -0.92, width: 1.84, height: 1.84, rx: 0.32, class: "die-face" }, svg);
-  for (const [x, y] of PIPS[face] || []) el("circle", { cx: x * 0.48, cy: y * 0.48, r: 0.17, class: "pip" }, svg);
-  if (!PIPS[face]) {
-    const q = el("text", { x: 0, y: 0.3, "text-anchor": "middle", class: "die-blank" }, svg);
-    q.textContent = "?";
+  svg.dataset.face = String(face || "");
+  dieFace(svg, face);
+}
+
+function dieFace(parent, face, blank = "?") {
+  el("rect", { x: -0.92, y: -0.92, width: 1.84, height: 1.84, rx: 0.32, class: "die-face" }, parent);
+  for (const [x, y] of PIPS[face] || []) el("circle", { cx: x * 0.48, cy: y * 0.48, r: 0.17, class: "pip" }, parent);
+  if (!PIPS[face] && blank) {
+    const q = el("text", { x: 0, y: 0.3, "text-anchor": "middle", class: "die-blank" }, parent);
+    q.textContent = blank;
   }
 }
 

@@ -7,16 +7,22 @@ const $ = (id) => document.getElementById(id);
 const frames = cfg.frames;
 const board = new Board($("board"), cfg.board, { label: "Ludo board" });
 let at = 0;
+let timer = null; // autoplay
+const STEP_MS = 1100;
 
 $("slider").max = String(frames.length - 1);
 $("jump").max = String(frames[frames.length - 1].turn);
 
 function show(i) {
-  at = Math.max(0, Math.min(frames.length - 1, i));
+  const next = Math.max(0, Math.min(frames.length - 1, i));
+  // One step forward walks the pawns; a jump places them.
+  const walk = next === at + 1;
+  at = next;
   const f = frames[at];
-  board.render(f.position);
+  board.render(f.position, { animate: walk, turn: f.position.to_play === undefined || f.position.phase === "over" ? null : { corner: f.position.to_play, face: f.position.phase === "move" ? f.position.die || 0 : 0, clock: null } });
   $("slider").value = String(at);
-  $("where-am-i").textContent = `Step ${at} of ${frames.length - 1} · turn ${f.turn}${f.by && f.by !== "player" ? ` · played by ${f.by}` : ""}`;
+  $("jump").value = String(f.in ?? f.turn); // the turn box follows the step shown
+  $("where-am-i").textContent = `Step ${at} of ${frames.length - 1} · turn ${f.in ?? f.turn}${f.by && f.by !== "player" ? ` · played by ${f.by}` : ""}`;
   const ul = $("step-events");
   ul.replaceChildren();
   for (const w of f.words.length ? f.words : [f.title]) {
@@ -28,6 +34,7 @@ function show(i) {
   $("first").disabled = at === 0;
   $("next").disabled = at === frames.length - 1;
   $("last").disabled = at === frames.length - 1;
+  if (at === frames.length - 1) pause();
   for (const li of $("all-steps").children) li.classList.toggle("current", Number(li.dataset.step) === at);
 }
 
@@ -60,6 +67,23 @@ function allSteps() {
   }
 }
 
+function pause() {
+  clearInterval(timer);
+  timer = null;
+  $("play").textContent = "▶ Play";
+  $("play").setAttribute("aria-pressed", "false");
+}
+
+$("play").addEventListener("click", () => {
+  if (timer) {
+    pause();
+    return;
+  }
+  if (at === frames.length - 1) show(0);
+  $("play").textContent = "❚❚ Pause";
+  $("play").setAttribute("aria-pressed", "true");
+  timer = setInterval(() => show(at + 1), STEP_MS);
+});
 $("prev").addEventListener("click", () => show(at - 1));
 $("next").addEventListener("click", () => show(at + 1));
 $("first").addEventListener("click", () => show(0));
@@ -67,7 +91,9 @@ $("last").addEventListener("click", () => show(frames.length - 1));
 $("slider").addEventListener("input", () => show(Number($("slider").value)));
 $("jump").addEventListener("change", () => {
   const turn = Number($("jump").value);
-  const i = frames.findIndex((f) => f.turn >= turn);
+  // A frame's `turn` is the turn after its action (a passing move says the next one), so
+  // look for the first action played in that turn: its `in` (older pages: `turn`).
+  const i = turn <= 1 ? 0 : frames.findIndex((f, k) => k > 0 && (f.in ?? f.turn) >= turn);
   if (i >= 0) show(i);
 });
 document.addEventListener("keydown", (evt) => {
@@ -114,7 +140,8 @@ async function proof() {
     if (!r.chosen) checked += 1;
     if (!ok) bad += 1;
     const seat = cfg.seats.find((s) => s.corner === r.corner);
-    for (const text of [die === r.n ? String(r.n) : `${r.n} (replays ${die})`, seat ? seat.colour : String(r.corner), String(r.face), r.chosen ? "chosen (Dice control)" : String(derived)]) {
+    // Rolls are counted from 1 here; the seed message uses the stored number (from 0).
+    for (const text of [die === r.n ? String(r.n + 1) : `${r.n + 1} (replays ${die + 1})`, seat ? seat.colour : String(r.corner), String(r.face), r.chosen ? "chosen (Dice control)" : String(derived)]) {
       const td = document.createElement("td");
       td.textContent = text;
       tr.appendChild(td);

@@ -1,6 +1,7 @@
 // A room: the socket, the controls and the panel beside the board. The server decides
 // everything; this page sends intents (roll, move) and draws each snapshot it gets back.
 import { Board, Geometry, describePlace, drawDie, markIcon } from "./board.js";
+import { muted, play, setMuted } from "./sound.js";
 
 const cfg = JSON.parse(document.getElementById("room-config").textContent);
 const $ = (id) => document.getElementById(id);
@@ -11,6 +12,18 @@ const Name = (corner) => colours[corner][0].toUpperCase() + colours[corner].slic
 const AUTO_MOVE_MS = 3000;
 
 let snap = cfg.snapshot;
+snap.watchers ??= cfg.watchers;
+const watching = !cfg.mine.length && cfg.mode !== "local";
+document.body.classList.toggle("spectator", watching);
+const BASE_TITLE = document.title;
+const reactionsShown = cfg.reactions || {};
+let wasMyTurn = false;
+let rollFocus = false; // Roll had the focus when it was pressed: give it back when Roll is back
+let walking = 0; // ms of pawn walking still to watch (a lone move waits for it)
+const lostSeen = new Set(); // corners this page saw lose their connection
+let resultShown = null; // the status the result panel was last opened for
+let rematchCode = cfg.rematch_code || null;
+const bubbles = new Map(); // corner -> the reaction shown beside that seat, and until when
 let socket = null;
 let retry = 0;
 let autoTimer = null;
@@ -78,17 +91,27 @@ function words(e) {
     case "timeout":
       return `${who} ran out of time`;
     case "leave":
-      return `${who} left the match (${e.reason})`;
+      return e.reason === "disconnected" ? `${seatName(e.corner)} was away too long: out of the match` : `${seatName(e.corner)} left the match (${e.reason})`;
     case "bot_took_seat":
       return `${who} left: a bot plays the seat`;
     case "away":
       return `${who} is away: the computer plays until they are back`;
     case "back":
       return `${who} is back`;
+    case "disconnected":
+      return `${seatName(e.corner)} lost the connection`;
+    case "connected":
+      return lostSeen.has(e.corner) ? `${seatName(e.corner)} is back` : "";
+    case "reaction":
+      return `${seatName(e.corner)}: ${reactionsShown[e.r] || e.r}`;
+    case "rematch":
+      return `${seatName(e.by)} opened a rematch`;
     case "bot_said":
       return `${seatName(e.corner)}: ${e.text}`;
     case "voided":
       return `The match was voided: ${e.reason}`;
+    case "unvoided":
+      return "A moderator undid the void: the match counts again";
     case "undone":
       return `Undo: back to ${seatName(e.corner)}'s turn (the rolls and moves since are taken back)`;
     case "ended":
@@ -103,7 +126,8 @@ function moveWords(m) {
   const own = m.corner === snap.to_play ? "" : `${Name(m.corner)}'s `;
   const from = m.from < 0 ? "out of the yard" : `from ${describePlace(geo, m.corner, m.from).replace(/^on /, "")}`;
   let to;
-  if (m.home) to = "home";
+  if (m.from < 0) to = "onto its start square";
+  else if (m.home) to = "home";
   else if (m.to > geo.lastTrack) to = describePlace(geo, m.corner, m.to).replace(/^in the /, "into the ");
   else to = `to square ${geo.absolute(m.corner, m.to)}`;
   const notes = [];
@@ -211,6 +235,7 @@ function receive(frame) {
       return;
     }
     rolling = false;
+    stopShaking();
     if (code === "no_undo") undoEmpty = true;
     showError(message || code);
     render();
@@ -222,9 +247,10 @@ function receive(frame) {
 function sendRoll() {
   if (!canRoll()) return;
   rolling = true;
+  rollFocus = [$("roll"), $("die-button"), document.body].includes(document.activeElement) || !document.activeElement;
   $("die").classList.remove("rolling");
-  void $("die").getBoundingClientRect();
-  $("die").classList.add("rolling");
+  $("die").classList.add("shaking"); // until the server's face arrives
+  play("roll");
   const bonus = document.querySelector("input[name=bonus]:checked")?.value || "";
   const d = {};
   if (bonus && !$("bonuses").hidden) {
@@ -235,6 +261,42 @@ function sendRoll() {
   const none = document.querySelector("input[name=bonus][value='']");
   if (none) none.checked = true;
   render();
+}
+
+function stopShaking() {
+  $("die").classList.remove("shaking");
+}
+
+function showReaction(e) {
+  if (muteReactions()) return;
+  const bubble = document.createElement("span");
+  bubble.className = "bubble";
+  bubble.textContent = reactionsShown[e.r] || e.r;
+  bubble.dataset.corner = e.corner;
+  // Beside the sender in the list of players (drawn with the seats, which are redrawn often).
+  bubbles.set(e.corner, { text: bubble.textContent, until: Date.now() + 3500 });
+  setTimeout(renderSeats, 3600);
+  // Beside the sender's corner on the board too.
+  const yard = document.querySelector(`#board .yard[data-corner="${e.corner}"]`);
+  const wrap = document.querySelector(".board-wrap");
+  if (yard && wrap) {
+    const r = yard.getBoundingClientRect();
+    const w = wrap.getBoundingClientRect();
+    const over = bubble.cloneNode(true);
+    over.classList.add("on-board");
+    over.style.left = `${r.left - w.left + r.width / 2}px`;
+    over.style.top = `${r.top - w.top + r.height / 2}px`;
+    wrap.appendChild(over);
+    setTimeout(() => over.remove(), 3500);
+  }
+}
+
+function muteReactions() {
+  try {
+    return localStorage.getItem("ludo.reactions") === "off";
+  } catch {
+    return false;
+  }
 }
 
 function renderBonuses(canR) {
@@ -290,18 +352,35 @@ function legalMoves() {
 
 function apply(next, events) {
   if (typeof snap.v === "number" && typeof next.v === "number" && next.v < snap.v) return;
+  const watchers = next.watchers ?? snap.watchers;
   snap = next;
+  snap.watchers = watchers;
   rolling = false;
   clearTimeout(autoTimer);
+  const sounds = new Set();
   for (const e of events) {
     note(e);
     if (e.kind === "rolled") {
       face = e.face;
+      stopShaking();
       $("die").classList.remove("rolling");
       void $("die").getBoundingClientRect();
       $("die").classList.add("rolling");
+      sounds.add("roll");
     }
-    if (e.kind === "moved" || e.kind === "released") lastMoved = { corner: e.corner, pawn: e.pawn };
+    if (e.kind === "moved" || e.kind === "released") {
+      lastMoved = { corner: e.corner, pawn: e.pawn };
+      sounds.add("move");
+    }
+    if (e.kind === "captured") sounds.add("capture");
+    if (e.kind === "home") sounds.add("home");
+    if (e.kind === "disconnected") lostSeen.add(e.corner);
+    if (e.kind === "connected" || e.kind === "back") {
+      if (lostSeen.has(e.corner)) flash(`${seatName(e.corner)} is back`);
+      lostSeen.delete(e.corner);
+    }
+    if (e.kind === "reaction") showReaction(e);
+    if (e.kind === "rematch") rematchCode = e.code;
     if (e.kind === "undone") {
       lastMoved = null;
       face = 0; // the withdrawn roll's face is no longer in play
@@ -310,51 +389,175 @@ function apply(next, events) {
   }
   const said = events.map(words).filter(Boolean);
   if (said.length) announce(said.join(". "));
-  render();
+  const moved = events.some((e) => ["moved", "released", "captured", "undone"].includes(e.kind));
+  render(moved);
+  // The loudest news only: a capture over a move, a pawn home over both.
+  for (const name of ["home", "capture", "move", "roll"]) {
+    if (sounds.has(name)) {
+      setTimeout(() => play(name), name === "roll" ? 0 : Math.max(0, walking - 150));
+      break;
+    }
+  }
 }
 
 function note(e) {
   let text = words(e);
+  if (e.kind === "undone") {
+    // What the undo took back stays in the history, struck through.
+    for (const h of history) if (typeof h.seq === "number" && h.seq >= (e.from ?? Infinity) && h.seq <= (e.to ?? -1)) h.undone = true;
+  }
   if (!text) return;
+  const prev = history[0];
+  // A forfeit or resignation is one line: the engine's "resigned" repeats the service's "leave".
+  if (e.kind === "resigned" && prev && prev.kind === "leave" && prev.corner === e.corner) return;
   if (lone && (e.kind === "moved" || e.kind === "released") && e.corner === lone.corner && e.pawn === lone.pawn) {
     text += " (the only move: played by itself)";
     lone = null;
   }
-  history.unshift({ text, kind: e.kind, corner: e.kind === "turn_passed" ? e.to : e.corner });
+  history.unshift({ text, kind: e.kind, seq: e.seq, corner: e.kind === "turn_passed" ? e.to : e.corner });
   if (history.length > 200) history.pop();
 }
 
-function render() {
+function turnShare() {
+  // The share of the player's turn left, for the clock ring; null when no clock runs.
+  const seat = seatOf(snap.to_play);
+  const clocked = !["practice", "local"].includes(snap.mode || cfg.mode) && seat && !seat.bot && !seat.away;
+  if (!snap.deadline || snap.status !== "active" || !clocked || !snap.turn_seconds) return null;
+  return (Date.parse(snap.deadline) - Date.now()) / 1000 / snap.turn_seconds;
+}
+
+function render(animate = false) {
   const mine = myTurn();
   const moves = legalMoves();
-  board.render(snap, { interactive: mine && moves.length > 0, moves, last: lastMoved });
+  const active = snap.status === "active" && snap.to_play !== null && snap.to_play !== undefined;
+  const turn = active ? { corner: snap.to_play, face: snap.phase === "move" ? snap.face || face : 0, rolling, clock: turnShare() } : null;
+  walking = board.render(snap, { interactive: mine && moves.length > 0, moves, last: lastMoved, turn, animate });
   drawDie($("die"), snap.face || face);
   const waiting = document.querySelector(".waiting");
   if (waiting) waiting.hidden = snap.status !== "waiting";
   const canR = canRoll();
   $("roll").disabled = !canR;
   $("die-button").disabled = !canR;
+  if (canR && rollFocus && (document.activeElement === document.body || !document.activeElement)) $("roll").focus();
   renderBonuses(canR);
   renderSeats();
   renderTurn(mine, moves);
   renderLegal(moves);
   renderWhere();
   renderHistory();
+  renderPeople();
   $("sixes").textContent = String(snap.sixes || 0);
   const over = snap.status === "finished" || snap.status === "aborted" || snap.status === "void";
   $("replay-link").hidden = snap.status !== "finished";
-  // Over: no Roll button left standing; the replay and a new game instead.
-  $("roll").hidden = over;
-  $("end-actions").hidden = snap.status !== "finished";
+  // Over: no Roll button left standing; the result panel instead.
+  $("roll").hidden = over || watching;
+  $("die-button").classList.toggle("watch-only", watching);
+  renderResult();
   const handed = (snap.seats || []).some((s) => s.you && s.away);
   $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length || handed;
   if ($("undo")) $("undo").hidden = !canUndo();
   renderShield(mine ? moves : []);
   lone = moves.length === 1 && mine ? moves[0] : null;
   if (moves.length === 1 && mine) {
-    autoTimer = setTimeout(() => sendMove(moves[0]), AUTO_MOVE_MS);
+    autoTimer = setTimeout(() => sendMove(moves[0]), AUTO_MOVE_MS + walking);
   }
+  // Your turn: said in the tab's title, and with a buzz and a chime when it begins.
+  const yours = mine && cfg.mode !== "local";
+  document.title = yours ? `● Your turn · ${BASE_TITLE}` : BASE_TITLE;
+  if (yours && !wasMyTurn) {
+    if (navigator.vibrate && navigator.userActivation?.hasBeenActive) navigator.vibrate(120);
+    if (snap.phase === "roll") setTimeout(() => play("turn"), walking);
+  }
+  wasMyTurn = yours;
   renderPromises();
+}
+
+function renderResult() {
+  const panel = $("result");
+  const done = snap.status === "finished";
+  if (!done) {
+    panel.hidden = true;
+    $("show-result").hidden = true;
+    return;
+  }
+  if (resultShown !== snap.status) {
+    resultShown = snap.status;
+    panel.hidden = false;
+    if (snap.v > (cfg.snapshot.v || 0) || cfg.snapshot.status !== "finished") {
+      panel.classList.add("fresh"); // the winner's moment: only when it happens here
+      panel.scrollIntoView?.({ block: "nearest" });
+      setTimeout(() => play("end"), walking);
+    }
+  }
+  const order = snap.placings || [];
+  const winner = order.length ? order[0] : snap.winner;
+  const me = winner !== null && winner !== undefined && cfg.mine.includes(winner) && cfg.mine.length === 1;
+  $("result-title").textContent = winner === null || winner === undefined ? "The match is over" : me ? "You win!" : `${seatName(winner)} wins!`;
+  const ol = $("places");
+  ol.replaceChildren();
+  order.forEach((corner, i) => {
+    const seat = seatOf(corner) || {};
+    const li = document.createElement("li");
+    li.className = `place place-${i + 1}`;
+    const n = document.createElement("span");
+    n.className = "place-n";
+    n.textContent = ["1st", "2nd", "3rd", "4th"][i] || `${i + 1}th`;
+    li.append(n, markIcon(colours[corner], seat.mark));
+    const name = document.createElement("span");
+    name.className = "place-name";
+    name.textContent = seat.you && cfg.mode !== "local" ? `You (${Name(corner)})` : seatName(corner);
+    li.appendChild(name);
+    if (typeof seat.rating_change === "number") {
+      const d = document.createElement("span");
+      const up = seat.rating_change >= 0;
+      d.className = `change ${up ? "up" : "down"}`;
+      d.textContent = `${up ? "+" : "−"}${Math.abs(seat.rating_change).toFixed(1)} rating`;
+      li.appendChild(d);
+    }
+    ol.appendChild(li);
+  });
+  // A dispute only where another person played: not after a game against bots.
+  const report = $("end-report");
+  if (report) report.hidden = !(snap.seats || []).some((s) => s.taken && !s.bot && !s.you);
+  const re = $("rematch");
+  if (re && rematchCode) re.textContent = "Join the rematch";
+  $("show-result").hidden = !panel.hidden;
+}
+
+function renderPeople() {
+  // Someone else's connection lost: a notice with the grace counting down.
+  const box = $("notices");
+  const rows = [];
+  if (snap.status === "active" && cfg.mode !== "local") {
+    for (const s of snap.seats || []) {
+      if (s.you || s.bot || !s.taken || s.connected || s.left || s.away || !s.disconnected_at) continue;
+      const grace = snap.grace_seconds;
+      let text = `${seatName(s.corner)} lost the connection`;
+      if (grace) {
+        const left = Math.max(0, Math.ceil((Date.parse(s.disconnected_at) + grace * 1000 - Date.now()) / 1000));
+        const then = snap.ruleset === "mensch" || snap.ruleset === "party" ? "before the computer plays for them" : "before they forfeit";
+        text += `: ${left} s to come back ${then}`;
+      }
+      rows.push({ corner: s.corner, text });
+    }
+  }
+  const key = rows.map((r) => r.corner).join(",");
+  if (box.dataset.key !== key) {
+    box.dataset.key = key;
+    box.replaceChildren(...rows.map((r) => Object.assign(document.createElement("p"), { className: "notice away-notice", id: `lost-${r.corner}` })));
+  }
+  for (const r of rows) $(`lost-${r.corner}`).textContent = r.text;
+  const count = $("watch-count");
+  const n = snap.watchers || 0;
+  if (count) count.textContent = !n ? "" : watching ? `· ${n} ${n === 1 ? "spectator" : "spectators"}` : `${n} watching`;
+}
+
+function flash(text) {
+  const p = document.createElement("p");
+  p.className = "notice back-notice";
+  p.textContent = text;
+  $("notices").after(p);
+  setTimeout(() => p.remove(), 5000);
 }
 
 function renderSeats() {
@@ -363,6 +566,7 @@ function renderSeats() {
   for (const s of snap.seats || []) {
     const li = document.createElement("li");
     li.className = "seat";
+    li.dataset.corner = s.corner;
     if (s.corner === snap.to_play && snap.status === "active") li.classList.add("to-play");
     if (s.left) li.classList.add("left");
     li.appendChild(markIcon(s.colour, s.mark));
@@ -401,6 +605,13 @@ function renderSeats() {
       dot.setAttribute("role", "img");
       li.appendChild(dot);
     }
+    const said = bubbles.get(s.corner);
+    if (said && said.until > Date.now()) {
+      const bubble = document.createElement("span");
+      bubble.className = "bubble";
+      bubble.textContent = said.text;
+      li.appendChild(bubble);
+    }
     list.appendChild(li);
     if (s.you && s.away && !s.left && snap.status === "active" && cfg.mode !== "local") {
       // Coming back is connecting again: the server gives the seat back to a new connection.
@@ -434,7 +645,8 @@ function renderTurn(mine, moves) {
     else if (mine && snap.phase === "roll") text = `${cfg.mine.length > 1 ? `${who}'s` : "Your"} turn: roll the die.`;
     else if (mine && moves.length === 1) text = `Only one move: ${moveWords(moves[0]).toLowerCase()}. It plays by itself in a moment.`;
     else if (mine) text = `${cfg.mine.length > 1 ? `${who}: p` : "P"}ick a pawn to move ${snap.die} squares.`;
-    else if (seat && (seat.bot || seat.away)) text = `${who} (computer) is playing.`;
+    else if (seat && seat.bot) text = `${who} is playing.`;
+    else if (seat && seat.away) text = `The computer is playing for ${who}.`;
     else text = `${who} to ${snap.phase === "move" ? "move" : "roll"}.`;
   }
   $("turn").textContent = text;
@@ -443,6 +655,8 @@ function renderTurn(mine, moves) {
 }
 
 function tickClock() {
+  board.setClock(turnShare());
+  renderPeople();
   const el = $("turn");
   let clock = el.querySelector(".clock");
   // The turn clock runs for people in online rooms; a bot's or an auto-move's deadline is
@@ -476,15 +690,28 @@ function renderLegal(moves) {
     ol.appendChild(li);
     return;
   }
-  const numbered = new Set(moves.map((m) => `${m.corner}.${m.pawn}`)).size > 1;
+  // Moves that do the same thing (four pawns out of the yard onto one start square) are one.
+  const same = new Map();
   for (const m of moves) {
+    const key = `${m.corner}:${m.from}:${m.to}`;
+    if (!same.has(key)) same.set(key, []);
+    same.get(key).push(m);
+  }
+  const numbered = new Set(moves.map((m) => `${m.corner}.${m.pawn}`)).size > 1 && same.size > 1;
+  for (const group of same.values()) {
+    const m = group[0];
     const li = document.createElement("li");
     const b = document.createElement("button");
     b.type = "button";
     b.className = "move-choice";
     if (m.captures && m.captures.length) b.classList.add("captures");
     if (m.safe) b.classList.add("safe");
-    b.textContent = `${numbered ? `${m.pawn + 1}: ` : ""}${moveWords(m)}`;
+    if (group.length > 1) {
+      const pawns = group.map((x) => x.pawn + 1);
+      b.textContent = `A pawn (${pawns.slice(0, -1).join(", ")} or ${pawns[pawns.length - 1]}) ${moveWords(m).replace(/^(\w+'s )?Pawn \d /, "")}`;
+    } else {
+      b.textContent = `${numbered ? `${m.pawn + 1}: ` : ""}${moveWords(m)}`;
+    }
     b.addEventListener("click", () => sendMove(m));
     li.appendChild(b);
     ol.appendChild(li);
@@ -521,8 +748,17 @@ function renderHistory() {
   const ol = $("history");
   ol.replaceChildren();
   for (const h of history.slice(0, 60)) {
-    const li = document.createElement("li");
+    const li = document.createElement(h.undone ? "del" : "li");
     li.textContent = h.text;
+    if (h.undone) {
+      // struck through: the undo took it back
+      const wrap = document.createElement("li");
+      wrap.className = "undone";
+      wrap.appendChild(li);
+      if (h.corner !== undefined && colours[h.corner]) wrap.dataset.colour = colours[h.corner];
+      ol.appendChild(wrap);
+      continue;
+    }
     if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
     ol.appendChild(li);
   }
@@ -596,6 +832,47 @@ document.addEventListener("keydown", (evt) => {
   }
 });
 
+function renderSound() {
+  const off = muted();
+  $("sound").setAttribute("aria-pressed", String(!off));
+  $("sound").title = off ? "Sound is off: turn it on" : "Sound is on: turn it off";
+}
+$("sound").addEventListener("click", () => {
+  setMuted(!muted());
+  renderSound();
+});
+for (const b of document.querySelectorAll("#reactions .react")) {
+  b.addEventListener("click", () => {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ t: "react", d: { r: b.dataset.r } }));
+    $("reactions").open = false;
+    // A short pause on the buttons: the server allows one reaction every two seconds.
+    for (const x of document.querySelectorAll("#reactions .react")) x.disabled = true;
+    setTimeout(() => {
+      for (const x of document.querySelectorAll("#reactions .react")) x.disabled = false;
+    }, 2000);
+  });
+}
+if ($("mute-reactions")) {
+  $("mute-reactions").checked = muteReactions();
+  $("mute-reactions").addEventListener("change", (evt) => {
+    try {
+      localStorage.setItem("ludo.reactions", evt.target.checked ? "off" : "on");
+    } catch {
+      // kept for this page only
+    }
+  });
+}
+$("result-close").addEventListener("click", () => {
+  $("result").hidden = true;
+  $("result").classList.remove("fresh");
+  $("show-result").hidden = false;
+  $("show-result").focus();
+});
+$("show-result").addEventListener("click", () => {
+  $("result").hidden = false;
+  $("show-result").hidden = true;
+});
+
 // ------------------------------------------------------------------ seed promises (issue 16)
 // Kept apart: what the product descriptions promise about rolling, on top of the controls.
 
@@ -633,6 +910,13 @@ function renderPromises() {
 }
 
 setInterval(tickClock, 500);
-for (const e of cfg.history || []) note(e); // what happened before this page opened
+for (const e of cfg.history || []) {
+  note(e); // what happened before this page opened
+  if (e.kind === "rolled") face = e.face; // the last roll shows on the die, for everyone
+  if (e.kind === "undone") face = 0;
+  if (e.kind === "disconnected") lostSeen.add(e.corner);
+}
+if (snap.status === "finished") resultShown = snap.status;
+renderSound();
 render();
 connect();

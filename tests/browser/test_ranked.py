@@ -67,6 +67,7 @@ def test_two_accounts_queue_play_and_see_their_new_ratings(site: str, people: An
     expect(rita.locator("#room")).to_have_attribute("data-mode", "ranked")
     expect(rita.locator("#seats")).to_contain_text("raj")
     expect(rita.locator("#seats .bot-tag")).to_have_count(0)
+    expect(rita.locator("#mode-badge")).to_have_text("Ranked · Duel")
 
     # A few actions each, then rita resigns.
     end = time.monotonic() + 20
@@ -79,6 +80,13 @@ def test_two_accounts_queue_play_and_see_their_new_ratings(site: str, people: An
     rita.once("dialog", lambda dialog: dialog.accept())
     rita.click("#resign")
     expect(raj.locator("#turn")).to_contain_text("over", timeout=10_000)
+    # The result panel: places with the rating change, and back to the queue (no rematch).
+    expect(raj.locator("#result-title")).to_have_text("You win!")
+    expect(raj.locator("#places .place-1 .change.up")).to_contain_text("+")
+    expect(rita.locator("#places .place-2 .change.down")).to_contain_text("−")
+    expect(raj.locator("#queue-again")).to_have_attribute("href", "/play/ranked/")
+    expect(raj.locator("#rematch")).to_have_count(0)
+    shoot(raj, "feel-ranked-result")
 
     for page, sign, won in ((rita, "down", False), (raj, "up", True)):
         page.goto(site + "/play/ranked/")

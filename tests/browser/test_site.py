@@ -209,7 +209,11 @@ def test_practice_against_a_bot_to_the_end(site: str, people: Any) -> None:
     page.reload()  # the history is still there, and no moves are offered
     expect(page.locator("#history")).to_contain_text("wins")
     expect(page.locator("#legal")).to_contain_text("the match is over")
-    page.locator("#end-actions").get_by_text("Watch the replay").click()
+    # Against bots only: a rematch, but no dispute to open.
+    expect(page.locator("#result #rematch")).to_be_visible()
+    expect(page.locator("#result #end-report")).to_have_count(0)
+    expect(page.locator(".dispute-box")).to_have_count(0)
+    page.locator("#result").get_by_text("Watch the replay").click()
     expect(page).to_have_url(re.compile(r"/replay/$"))
 
 
@@ -243,7 +247,9 @@ def test_a_button_pressed_before_the_socket_opens_is_not_lost(site: str, people:
     expect(page.locator("#replay-link")).to_be_hidden()
     page.evaluate("releaseSockets()")
     expect(page.locator("#replay-link")).to_be_visible()
-    assert "is out" in history(page), history(page)
+    # One line for the resignation (the service's "leave"; the engine's "resigned" repeats it).
+    assert "left the match (resigned)" in history(page), history(page)
+    assert "is out (" not in history(page), history(page)
 
 
 def test_local_game_two_people_on_one_device(site: str, people: Any) -> None:

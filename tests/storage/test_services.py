@@ -339,7 +339,7 @@ def test_bots_act_on_their_turn_only(make_user) -> None:
     assert Roll.objects.filter(match=match, by="bot").exists()
     snap = snapshot_for(match, viewer_user=alice)
     bot_seat = snap["seats"][1]
-    assert bot_seat["bot"] and bot_seat["label"] == "BOT" and bot_seat["name"] == "Easy bot"
+    assert bot_seat["bot"] and bot_seat["label"] == "BOT" and bot_seat["name"] == "Kai, easy bot"
 
 
 # ---------------------------------------------------------------------------- leaving

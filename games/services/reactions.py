@@ -1,0 +1,89 @@
+"""Quick reactions in online rooms: a fixed set of emoji and short phrases, never free text
+(nothing to moderate). A reaction is stored with the match like any event (kind "reaction",
+``{"corner", "r"}``) and broadcast to the room; the replay lists it.
+
+A reaction is not a change of the game: an action made against the match's seq before a
+reaction arrived is not stale for it (`only_reactions_since`). Each seat may react once every
+`EVERY` seconds and `PER_MATCH` times in a match, counted by the database.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import partial
+from typing import Any
+
+from django.db import transaction
+from django.db.models.functions import Now
+
+from games.match.errors import ServiceError
+from games.models import Match, MatchEvent, Mode, Seat, Status
+from games.services import broadcast
+
+# Wire key -> what the room shows. Add, never rename: old matches store the keys.
+CHOICES: dict[str, str] = {
+    "thumbs": "👍",
+    "laugh": "😂",
+    "wow": "😮",
+    "sad": "😢",
+    "angry": "😠",
+    "gl": "Good luck!",
+    "nice": "Nice move!",
+    "oops": "Oops!",
+    "hurry": "Your turn…",
+    "gg": "Good game!",
+}
+KIND = "reaction"
+EVERY = timedelta(seconds=2)
+PER_MATCH = 120
+ONLINE = frozenset({Mode.RANKED, Mode.FRIENDLY})
+
+
+class ReactionError(ServiceError):
+    codes = ServiceError.codes | {"rate_limited"}
+
+
+def match_react(*, match_id: int, user: Any, reaction: str) -> dict[str, Any]:
+    """`user` reacts in their room; returns the stored event as clients get it."""
+    if reaction not in CHOICES:
+        raise ReactionError("bad_request", f"Reactions are one of {', '.join(CHOICES)}")
+    with transaction.atomic():
+        try:
+            match = Match.objects.select_for_update().annotate(db_now=Now()).get(pk=match_id)
+        except Match.DoesNotExist:
+            raise ReactionError("not_found", "There is no such match") from None
+        if match.mode not in ONLINE:
+            raise ReactionError("bad_request", "Reactions are for online rooms")
+        if match.status not in (Status.ACTIVE, Status.FINISHED):
+            raise ReactionError("over", "Reactions open when the match starts")
+        seat = Seat.objects.filter(match=match, user=user).order_by("corner").first()
+        if seat is None:
+            raise ReactionError("not_seated", "You are watching: only players react")
+        mine = MatchEvent.objects.filter(match=match, kind=KIND, data__corner=seat.corner)
+        last = mine.order_by("-seq").values_list("at", flat=True).first()
+        now = match.db_now
+        if last is not None and now - last < EVERY:
+            raise ReactionError("rate_limited", "One reaction every two seconds")
+        if mine.count() >= PER_MATCH:
+            raise ReactionError("rate_limited", "That is enough reactions for one match")
+        match.seq += 1
+        event = MatchEvent.objects.create(
+            match=match,
+            seq=match.seq,
+            change=match.seq,
+            kind=KIND,
+            data={"corner": seat.corner, "r": reaction},
+            at=now,
+        )
+        match.save(update_fields=["seq"])
+        wire = event.as_wire()
+        transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, [wire]))
+    return wire
+
+
+def only_reactions_since(match: Match, seq: int) -> bool:
+    """Whether every event after `seq` is a reaction (an action made against `seq` still
+    stands)."""
+    if seq >= match.seq:
+        return False
+    return not MatchEvent.objects.filter(match=match, seq__gt=seq).exclude(kind=KIND).exists()
