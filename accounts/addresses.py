@@ -16,7 +16,7 @@ def client_ip(request: HttpRequest) -> str | None:
     ``X-Forwarded-For``. With no proxy that header is ignored, since a client can write
     anything in it.
     """
-    proxies = int(getattr(settings, "TRUSTED_PROXIES", 0))
+    proxies = int(settings.TRUSTED_PROXIES)
     candidate = request.META.get("REMOTE_ADDR", "")
     if proxies > 0:
         hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]

@@ -11,6 +11,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.http import HttpRequest
 
+from audit import actions
 from audit import services as audit
 
 from . import throttle
@@ -106,7 +107,7 @@ class SignInForm(AuthenticationForm):
         if refusal is not None:
             if refusal.first:  # once per window: a flood of refused attempts writes nothing
                 audit.record(
-                    action="user.sign_in_limited",
+                    action=actions.USER_SIGN_IN_LIMITED,
                     actor=known,
                     ip=ip,
                     extra={"username": username[:150], "by": refusal.by},
@@ -121,7 +122,7 @@ class SignInForm(AuthenticationForm):
         self.user_cache = authenticate(self.request, username=username, password=password)
         if self.user_cache is None:
             audit.record(
-                action="user.sign_in_failed",
+                action=actions.USER_SIGN_IN_FAILED,
                 actor=known,
                 ip=ip,
                 extra={"username": username[:150]},

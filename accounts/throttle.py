@@ -23,7 +23,7 @@ PREFIX = "signin"
 
 
 def window() -> int:
-    return int(getattr(settings, "SIGN_IN_WINDOW", 15 * 60))
+    return int(settings.SIGN_IN_WINDOW)
 
 
 def _key(kind: str, value: str) -> str:
@@ -38,14 +38,12 @@ def _counters(username: str, ip: str | None) -> list[tuple[str, int, str]]:
     counters = [
         (
             _key("user", username),
-            int(getattr(settings, "SIGN_IN_FAILURES_PER_USERNAME", 5)),
+            int(settings.SIGN_IN_FAILURES_PER_USERNAME),
             "username",
         )
     ]
     if ip:
-        counters.append(
-            (_key("ip", ip), int(getattr(settings, "SIGN_IN_FAILURES_PER_IP", 20)), "address")
-        )
+        counters.append((_key("ip", ip), int(settings.SIGN_IN_FAILURES_PER_IP), "address"))
     return counters
 
 
@@ -107,8 +105,8 @@ def reset_allowed(email: str, ip: str | None) -> bool:
     """Count a password reset request; False past ``PASSWORD_RESETS_PER_EMAIL`` (3) for one
     address or ``PASSWORD_RESETS_PER_IP`` (10) from one client in an hour, so the reset form
     cannot be used to flood someone's mailbox."""
-    per_email = int(getattr(settings, "PASSWORD_RESETS_PER_EMAIL", 3))
-    per_ip = int(getattr(settings, "PASSWORD_RESETS_PER_IP", 10))
+    per_email = int(settings.PASSWORD_RESETS_PER_EMAIL)
+    per_ip = int(settings.PASSWORD_RESETS_PER_IP)
     allowed = _bump(_key("reset-email", email), RESET_WINDOW)[0] <= per_email
     if ip:
         allowed = _bump(_key("reset-ip", ip), RESET_WINDOW)[0] <= per_ip and allowed
@@ -116,7 +114,7 @@ def reset_allowed(email: str, ip: str | None) -> bool:
 
 
 def _sign_up_limit() -> int:
-    return int(getattr(settings, "SIGN_UPS_PER_IP", 10))
+    return int(settings.SIGN_UPS_PER_IP)
 
 
 def sign_up_allowed(ip: str | None) -> bool:
@@ -128,7 +126,7 @@ def sign_up_allowed(ip: str | None) -> bool:
 
 
 def _guest_limit() -> int:
-    return int(getattr(settings, "GUESTS_PER_IP", 30))
+    return settings.GUESTS_PER_IP
 
 
 def guest_allowed(ip: str | None) -> bool:

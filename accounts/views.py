@@ -23,6 +23,7 @@ from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET
 
+from audit import actions
 from audit import services as audit
 from games import services
 from games.match.errors import ServiceError
@@ -86,7 +87,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             user = form.save()
             throttle.signed_up(ip)
             audit.record(
-                action="user.guest_upgraded" if was else "user.signed_up",
+                action=actions.USER_GUEST_UPGRADED if was else actions.USER_SIGNED_UP,
                 actor=user,
                 ip=client_ip(request),
                 obj=user,
@@ -123,7 +124,7 @@ def signed_in(request: HttpRequest, user: User, *, guest: Any) -> int:
     """After a sign-in that `SignInForm` allowed (the form, the admin's, `POST /api/session`):
     audit it and bring the `guest` session's games to the account. Returns how many seats
     moved."""
-    audit.record(action="user.signed_in", actor=user, ip=client_ip(request), obj=user)
+    audit.record(action=actions.USER_SIGNED_IN, actor=user, ip=client_ip(request), obj=user)
     if guest is not None and guest.pk != user.pk:
         # Signing in over a guest session: the guest's games come along.
         return services.seats_hand_over(guest=guest, account=user)
@@ -136,7 +137,9 @@ class SignOutView(auth_views.LogoutView):
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         user = request.user
         if user.is_authenticated and not is_guest(user):
-            audit.record(action="user.signed_out", actor=user, ip=client_ip(request), obj=user)
+            audit.record(
+                action=actions.USER_SIGNED_OUT, actor=user, ip=client_ip(request), obj=user
+            )
         return super().post(request, *args, **kwargs)
 
 
@@ -154,7 +157,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
         audit.record(
-            action="user.password_changed",
+            action=actions.USER_PASSWORD_CHANGED,
             actor=form.user,
             ip=client_ip(self.request),
             obj=form.user,
@@ -183,7 +186,10 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
         audit.record(
-            action="user.password_reset", actor=form.user, ip=client_ip(self.request), obj=form.user
+            action=actions.USER_PASSWORD_RESET,
+            actor=form.user,
+            ip=client_ip(self.request),
+            obj=form.user,
         )
         return response
 

@@ -12,68 +12,9 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
-GENESIS = "0" * 64  # the prev_hash of the first entry
+from .actions import ACTIONS
 
-# Actions grouped by area (Zulip's RealmAuditLog habit); the group is the part before the dot.
-ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
-    (
-        "Accounts",
-        [
-            ("user.signed_up", "Signed up"),
-            ("user.signed_in", "Signed in"),
-            ("user.sign_in_failed", "Sign-in failed"),
-            ("user.signed_out", "Signed out"),
-            ("user.sign_in_limited", "Sign-in refused: too many attempts"),
-            ("user.password_changed", "Password changed"),
-            ("user.password_reset", "Password reset"),
-            ("user.guest_upgraded", "Guest turned into an account"),
-            ("user.guest_merged", "Guest's games moved to the account signed in to"),
-        ],
-    ),
-    (
-        "Matches",
-        [
-            ("match.created", "Match created"),
-            ("match.joined", "Seat taken"),
-            ("match.started", "Match started"),
-            ("match.resigned", "Player resigned"),
-            ("match.forfeited", "Player forfeited"),
-            ("match.finished", "Match finished"),
-            ("match.aborted", "Match aborted"),
-            ("match.voided", "Match voided"),
-            ("match.same_ip", "Same address on two sides"),
-            ("match.undone", "Local move undone"),
-            ("match.bot_took_seat", "A bot took a leaving player's seat"),
-            ("seat.connected", "Player connected to the room"),
-            ("seat.disconnected", "Player's last connection closed"),
-        ],
-    ),
-    (
-        "Ranked",
-        [
-            ("queue.joined", "Joined a ranked queue"),
-            ("queue.left", "Left a ranked queue"),
-            ("queue.matched", "Matched from a queue"),
-        ],
-    ),
-    (
-        "Disputes",
-        [
-            ("dispute.opened", "Dispute opened"),
-            ("dispute.settled", "Dispute settled"),
-            ("dispute.viewed", "Dispute reviewed (private data shown)"),
-        ],
-    ),
-    (
-        "Ratings",
-        [
-            ("rating.changed", "Rating changed"),
-            ("rating.recomputed", "Ratings recomputed after a void"),
-        ],
-    ),
-    ("Admin", [("admin.action", "Admin action")]),
-]
-ACTION_NAMES = frozenset(name for _, group in ACTIONS for name, _ in group)
+GENESIS = "0" * 64  # the prev_hash of the first entry
 
 
 class AppendOnlyError(Exception):

@@ -7,9 +7,10 @@ from typing import Any
 
 from django.db import connection, models, transaction
 
+from .actions import ACTION_NAMES
 from .chain import content_of, entry_hash
 from .clock import db_now
-from .models import ACTION_NAMES, GENESIS, AuditEntry
+from .models import GENESIS, AuditEntry
 
 # pg_advisory_xact_lock key for the chain head: any constant unique to this purpose.
 CHAIN_LOCK_KEY = 0x4C55444F_41554454  # "LUDOAUDT"

@@ -8,7 +8,7 @@ from django import forms
 from django.core.validators import MaxValueValidator
 
 from .models import DisputeStatus, Reason
-from .services import DECISION_MAX, TEXT_MAX
+from .services import DECISION_MAX, NOTE_MAX, TEXT_MAX
 
 
 class OpenForm(forms.Form):
@@ -40,14 +40,60 @@ class SettleForm(forms.Form):
     outcome = forms.ChoiceField(
         choices=[
             ("uphold", "Uphold: void the match (results cleared, ratings recomputed without it)"),
-            ("reject", "Reject: the result stands"),
+            ("protect", "Uphold in part: the match no longer moves the filing player's rating"),
+            ("reject", "Reject"),
+            ("duplicate", "Close as a duplicate"),
         ],
         widget=forms.RadioSelect,
         label="Outcome",
     )
     reason = forms.CharField(
-        label="Reason (the player reads it)",
+        label="Message to the player (neutral; on a void the public reads only "
+        "\u201cvoided by a moderator\u201d)",
         max_length=DECISION_MAX,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    note = forms.CharField(
+        label="Internal note (moderators only)",
+        max_length=NOTE_MAX,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    duplicate_of = forms.IntegerField(
+        label="Duplicate of dispute (number)",
+        required=False,
+        min_value=1,
+        help_text="Left empty on a void match: the dispute that voided it.",
+    )
+
+
+class NoteForm(forms.Form):
+    text = forms.CharField(
+        label="Internal note (moderators only)",
+        max_length=NOTE_MAX,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+
+
+class AskForm(forms.Form):
+    question = forms.CharField(
+        label="Question to the player (they answer on their dispute's page)",
+        max_length=TEXT_MAX,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+
+class AnswerForm(forms.Form):
+    text = forms.CharField(
+        label="Your answer", max_length=TEXT_MAX, widget=forms.Textarea(attrs={"rows": 4})
+    )
+
+
+class AppealForm(forms.Form):
+    text = forms.CharField(
+        label="Why the decision is wrong",
+        max_length=TEXT_MAX,
         widget=forms.Textarea(attrs={"rows": 4}),
     )
 
@@ -71,3 +117,7 @@ class QueueFilter(forms.Form):
     )
     reason = forms.ChoiceField(choices=[("", "Any reason"), *Reason.choices], required=False)
     age = forms.ChoiceField(choices=AGES, required=False)
+    who = forms.ChoiceField(
+        choices=[("", "Anyone's"), ("mine", "Mine"), ("unassigned", "Unassigned")],
+        required=False,
+    )

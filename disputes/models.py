@@ -1,8 +1,13 @@
 """Disputes: a player's complaint about a finished match they played, and its settlement.
 
 Only `disputes.services` writes these rows. A dispute is opened once and settled once: its
-``status``, ``settled_at``, ``settled_by`` and ``decision`` are set when a moderator settles
-it, and ``seen`` when its player first reads the decision.
+``status``, ``settled_at``, ``settled_by``, ``decision`` and ``duplicate_of`` are set when a
+moderator settles it, and ``seen`` when its player first reads news about it. Updated while
+it is open: ``assignee`` (claim or assignment) and the pending void proposal (``proposed_*``),
+which a second moderator approves or refuses. An appeal is a dispute with ``appeal_of``.
+
+``decision`` is the neutral message the player reads; the moderators' reasoning goes in the
+case's `CaseEntry` notes, which players and the public never see.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ class Reason(models.TextChoices):
 class DisputeStatus(models.TextChoices):
     OPEN = "open", "Open"
     UPHELD = "upheld", "Upheld: the match was voided"
+    PROTECTED = "protected", "Upheld: the player's rating was protected"
     REJECTED = "rejected", "Rejected"
+    DUPLICATE = "duplicate", "Closed as a duplicate"
 
 
 class Dispute(models.Model):
@@ -46,8 +53,34 @@ class Dispute(models.Model):
         on_delete=models.PROTECT,
         related_name="settled_disputes",
     )  # set once
-    decision = models.TextField(blank=True)  # set once: the moderator's written reason
-    seen = models.BooleanField(default=True)  # False from the settlement until the player reads it
+    decision = models.TextField(blank=True)  # set once: the message the player reads
+    seen = models.BooleanField(default=True)  # False from news (a decision, a question) until read
+    # Set once, when closed as a duplicate: the dispute that already settled the same thing.
+    duplicate_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="duplicates"
+    )
+    # An appeal: the decision it contests (one appeal per decision).
+    appeal_of = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="appeal"
+    )
+    # Updated: the moderator handling the case (claimed, or assigned by another moderator).
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="assigned_disputes",
+    )
+    # Updated: a proposal to void a ranked match, waiting for a second moderator's approval.
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="proposed_disputes",
+    )
+    proposed_at = models.DateTimeField(null=True, blank=True)
+    proposed_decision = models.TextField(blank=True)
 
     class Meta:
         ordering = ["opened_at", "id"]
@@ -66,3 +99,45 @@ class Dispute(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == DisputeStatus.OPEN
+
+    @property
+    def is_appeal(self) -> bool:
+        return self.appeal_of_id is not None
+
+    @property
+    def awaiting_approval(self) -> bool:
+        return self.is_open and self.proposed_by_id is not None
+
+
+class EntryKind(models.TextChoices):
+    NOTE = "note", "Internal note"  # moderators only
+    EVENT = "event", "Case event"  # moderators only: claimed, assigned, proposed, ...
+    QUESTION = "question", "Question to the player"  # the player reads it
+    ANSWER = "answer", "The player's answer"
+
+
+PLAYER_KINDS = (EntryKind.QUESTION, EntryKind.ANSWER)  # what the player's page shows
+
+
+class CaseEntry(models.Model):
+    """One line of a dispute's case thread, appended and never changed. Notes and events are
+    for moderators only; questions and answers are the exchange with the player."""
+
+    dispute = models.ForeignKey(Dispute, on_delete=models.PROTECT, related_name="entries")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
+    kind = models.CharField(max_length=10, choices=EntryKind.choices)
+    text = models.TextField()
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["at", "id"]
+        verbose_name_plural = "case entries"
+
+    def __str__(self) -> str:
+        return f"Dispute {self.dispute_id} {self.kind} at {self.at:%Y-%m-%d %H:%M}"
+
+    @property
+    def for_player(self) -> bool:
+        return self.kind in PLAYER_KINDS

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
+from audit import actions
 from audit.chain import problem_at
 from audit.models import AuditEntry
 from games.match import dice
@@ -223,22 +224,26 @@ def timeline(match: Match, entries: list[dict[str, Any]]) -> list[Moment]:
         if entry.object_type != "games.match":
             continue
         corner = entry.extra_data.get("corner")
-        if entry.action == "seat.disconnected":
+        if entry.action == actions.SEAT_DISCONNECTED:
             moments.append(
                 Moment(entry.event_time, "disconnected", corner, entry.ip, flag="disconnect")
             )
-        elif entry.action == "seat.connected":
+        elif entry.action == actions.SEAT_CONNECTED:
             moments.append(
                 Moment(entry.event_time, "connected", corner, entry.ip, flag="reconnect")
             )
-        elif entry.action in ("match.same_ip", "match.forfeited", "match.resigned"):
+        elif entry.action in (
+            actions.MATCH_SAME_IP,
+            actions.MATCH_FORFEITED,
+            actions.MATCH_RESIGNED,
+        ):
             moments.append(
                 Moment(
                     entry.event_time,
                     entry.get_action_display(),
                     corner,
                     entry.ip,
-                    flag="timeout" if entry.action == "match.forfeited" else "",
+                    flag="timeout" if entry.action == actions.MATCH_FORFEITED else "",
                 )
             )
     moments.sort(key=lambda m: m.at)

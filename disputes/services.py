@@ -1,7 +1,16 @@
-"""The only writer of dispute rows: open, settle, mark a decision read, and log a review.
+"""The only writer of dispute rows: open, appeal, claim and assign, note, ask the player and
+take their answer, propose and approve a void, settle, undo a void, and log a review.
 
 Services are keyword-only, run in one transaction and raise `DisputeError` (nothing written)
-when they refuse. Every opening, review of private data and settlement is audited.
+when they refuse. Every step is audited.
+
+Conflicts of interest (`conflicts`): a moderator never handles a dispute on a match they
+played, one filed by an account seen at one of their addresses, or an appeal against their
+own decision (or proposal). They cannot claim it, be assigned it, settle it or approve its
+void, and the queue does not offer them as assignees.
+
+Voiding a ranked match takes two moderators when DISPUTE_VOID_APPROVAL is on (the default):
+the first proposes, a second (not the proposer, without a conflict) approves or refuses.
 """
 
 from __future__ import annotations
@@ -10,18 +19,25 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
+from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games import services as games
 from games.match.errors import ServiceError
-from games.models import Match, Mode, Status
+from games.models import Match, Mode, Seat, Status
 
-from .models import MODERATORS, Dispute, DisputeStatus, Reason
+from .addresses import addresses_of
+from .models import MODERATORS, CaseEntry, Dispute, DisputeStatus, EntryKind, Reason
 
 TEXT_MAX = 2000
 DECISION_MAX = 2000
+NOTE_MAX = 4000
+
+# The neutral words the public reads on a voided match (the reasoning stays in the notes).
+PUBLIC_VOID = "Voided by a moderator."
 
 CODES = frozenset(
     {
@@ -32,7 +48,17 @@ CODES = frozenset(
         "already_open",  # the player has an open dispute on this match already
         "already_settled",  # a dispute is settled once
         "bad_request",  # a reason, text or turn that makes no sense
-        "forbidden",  # not a moderator
+        "forbidden",  # not a moderator (or, for a player's step, not their dispute)
+        "conflict",  # the moderator has a conflict of interest with this dispute
+        "refiled",  # the player already disputed this match: they may appeal, once
+        "already_appealed",  # one appeal per decision
+        "not_appealable",  # an appeal's decision, a duplicate, or the appeal window closed
+        "already_void",  # the match is void already (by dispute N): close as a duplicate
+        "needs_approval",  # a second moderator must approve this void
+        "no_question",  # there is no open question for the player to answer
+        "not_void",  # un-void on a match that is not void
+        "not_ranked",  # rating protection on a match that moved no rating
+        "already_protected",  # the player's rating is protected from this match already
     }
 )
 
@@ -45,7 +71,23 @@ class DisputeError(ServiceError):
 
 def window_days() -> int:
     """How many days after its end a match can be disputed (setting DISPUTE_WINDOW_DAYS)."""
-    return int(getattr(settings, "DISPUTE_WINDOW_DAYS", 14))
+    return int(settings.DISPUTE_WINDOW_DAYS)
+
+
+def appeal_days() -> int:
+    """How many days after a decision its player may appeal it (DISPUTE_APPEAL_DAYS)."""
+    return settings.DISPUTE_APPEAL_DAYS
+
+
+def filings_per_match() -> int:
+    """How many disputes (appeals aside) a player may file about one match
+    (DISPUTE_FILINGS_PER_MATCH): after that, the way on is an appeal."""
+    return settings.DISPUTE_FILINGS_PER_MATCH
+
+
+def void_needs_approval(match: Match) -> bool:
+    """Whether voiding this match takes a second moderator (ranked, DISPUTE_VOID_APPROVAL)."""
+    return match.mode == Mode.RANKED and bool(settings.DISPUTE_VOID_APPROVAL)
 
 
 def is_moderator(user: Any) -> bool:
@@ -61,13 +103,17 @@ def disputable(match: Match, user: Any, *, now: Any = None) -> str | None:
         return "not_a_player"
     if match.mode == Mode.LOCAL or not match.seats.filter(user=user, bot__isnull=True).exists():
         return "not_a_player"
-    if match.status != Status.FINISHED or match.finished_at is None:
+    # A void match can be disputed too (say, by the player whose win the void took).
+    if match.status not in (Status.FINISHED, Status.VOID) or match.finished_at is None:
         return "not_finished"
     now = now or db_now()
     if now > match.finished_at + timedelta(days=window_days()):
         return "window_closed"
-    if Dispute.objects.filter(match=match, player=user, status=DisputeStatus.OPEN).exists():
+    theirs = Dispute.objects.filter(match=match, player=user)
+    if theirs.filter(status=DisputeStatus.OPEN).exists():
         return "already_open"
+    if theirs.filter(appeal_of__isnull=True).count() >= filings_per_match():
+        return "refiled"
     return None
 
 
@@ -76,6 +122,8 @@ MESSAGES = {
     "not_finished": "A dispute can be opened once the match has finished.",
     "window_closed": "Disputes close {days} days after the match ends; this one is closed.",
     "already_open": "You already have an open dispute about this match.",
+    "refiled": "You disputed this match already. You can appeal that decision once, from "
+    "your dispute's page.",
 }
 
 
@@ -88,7 +136,8 @@ def dispute_open(
     turn: int | None = None,
     ip: str | None = None,
 ) -> Dispute:
-    """Open a dispute on a finished match `user` played, within the window."""
+    """Open a dispute on a finished match `user` played, within the window, if they have not
+    disputed it already (`filings_per_match`; then they appeal instead)."""
     if reason not in Reason.values:
         raise DisputeError("bad_request", f"Pick a reason from the list (not {reason!r}).")
     text = str(text or "").strip()
@@ -121,7 +170,7 @@ def dispute_open(
         except IntegrityError:  # a second request raced this one
             raise DisputeError("already_open", MESSAGES["already_open"]) from None
         audit.record(
-            action="dispute.opened",
+            action=actions.DISPUTE_OPENED,
             actor=user,
             ip=ip,
             obj=dispute,
@@ -130,63 +179,563 @@ def dispute_open(
     return dispute
 
 
-def dispute_settle(
-    *, dispute_id: int, moderator: Any, uphold: bool, reason: str, ip: str | None = None
+# ---------------------------------------------------------------------------- conflicts
+
+
+class Conflicts:
+    """A moderator's conflicts of interest, for one dispute or many (the queue): the matches
+    they played and their addresses are read once, each filer's addresses once."""
+
+    def __init__(self, moderator: Any) -> None:
+        self.moderator = moderator
+        self.played = set(
+            Seat.objects.filter(user_id=moderator.pk).values_list("match_id", flat=True)
+        )
+        self.mine = set(addresses_of(moderator.pk))
+        self.theirs: dict[int, set[str]] = {}
+
+    def of(self, dispute: Dispute) -> list[str]:
+        """Why the moderator must not handle `dispute` (empty: they may), in sentences."""
+        moderator, why = self.moderator, []
+        if dispute.match_id in self.played:
+            why.append("You played in this match.")
+        if dispute.player_id == moderator.pk:
+            why.append("You filed this dispute.")
+        else:
+            if dispute.player_id not in self.theirs:
+                self.theirs[dispute.player_id] = set(addresses_of(dispute.player_id))
+            if self.mine & self.theirs[dispute.player_id]:
+                why.append("The player who filed it was seen at one of your addresses.")
+        original = dispute.appeal_of
+        if original is not None and moderator.pk in (
+            original.settled_by_id,
+            original.proposed_by_id,
+        ):
+            why.append("This appeal contests your own decision.")
+        return why
+
+
+def conflicts(dispute: Dispute, moderator: Any) -> list[str]:
+    """Why `moderator` must not handle `dispute` (empty: they may). Each reason is a sentence."""
+    if moderator is None or not getattr(moderator, "is_authenticated", False):
+        return ["Nobody is signed in."]
+    return Conflicts(moderator).of(dispute)
+
+
+def moderators() -> list[Any]:
+    """Every moderator (staff in the moderators group), by name."""
+    users = get_user_model().objects.filter(is_staff=True, groups__name=MODERATORS, is_active=True)
+    return list(users.order_by("username").distinct())
+
+
+def assignable(dispute: Dispute) -> list[Any]:
+    """The moderators who may handle the dispute: none with a conflict of interest."""
+    return [m for m in moderators() if not conflicts(dispute, m)]
+
+
+def _check_moderator(dispute: Dispute, moderator: Any, doing: str) -> None:
+    if not is_moderator(moderator):
+        raise DisputeError("forbidden", "Only moderators handle disputes.")
+    why = conflicts(dispute, moderator)
+    if why:
+        raise DisputeError("conflict", f"You cannot {doing} this dispute: {' '.join(why)}")
+
+
+def _locked(dispute_id: int) -> Dispute:
+    dispute = (
+        Dispute.objects.select_for_update(of=("self",))
+        .select_related("match", "appeal_of")
+        .filter(pk=dispute_id)
+        .first()
+    )
+    if dispute is None:
+        raise DisputeError("not_found", "There is no such dispute.")
+    return dispute
+
+
+def _entry(dispute: Dispute, author: Any, kind: str, text: str) -> CaseEntry:
+    return CaseEntry.objects.create(
+        dispute=dispute, author=author, kind=kind, text=text, at=db_now()
+    )
+
+
+def _text(value: Any, limit: int, missing: str) -> str:
+    value = str(value or "").strip()
+    if not value:
+        raise DisputeError("bad_request", missing)
+    if len(value) > limit:
+        raise DisputeError("bad_request", f"Keep it under {limit} characters.")
+    return value
+
+
+# ---------------------------------------------------------------------------- case management
+
+
+def dispute_assign(
+    *, dispute_id: int, moderator: Any, assignee: Any = None, ip: str | None = None
 ) -> Dispute:
-    """Uphold (void the match, re-rating its queue) or reject a dispute, with a written reason.
-    A dispute is settled once: the row is locked, and a settled one is refused."""
+    """Claim an open dispute (`assignee` None: the moderator takes it) or give it to another
+    moderator. Neither may have a conflict of interest."""
+    with transaction.atomic():
+        dispute = _locked(dispute_id)
+        _check_moderator(dispute, moderator, "assign")
+        target = moderator if assignee is None else assignee
+        if not dispute.is_open:
+            raise DisputeError("already_settled", "This dispute is settled already.")
+        if target.pk != moderator.pk:
+            if not is_moderator(target):
+                raise DisputeError("bad_request", f"{target} is not a moderator.")
+            why = conflicts(dispute, target)
+            if why:
+                raise DisputeError(
+                    "conflict", f"{target} cannot take this dispute: {' '.join(why)}"
+                )
+        before = dispute.assignee
+        dispute.assignee = target
+        dispute.save(update_fields=["assignee"])
+        verb = "claimed it" if target.pk == moderator.pk else f"assigned it to {target}"
+        _entry(dispute, moderator, EntryKind.EVENT, f"{moderator} {verb}.")
+        audit.record(
+            action=actions.DISPUTE_ASSIGNED,
+            actor=moderator,
+            ip=ip,
+            obj=dispute,
+            extra={"assignee": target.pk, "before": getattr(before, "pk", None)},
+        )
+    return dispute
+
+
+def dispute_note(*, dispute_id: int, moderator: Any, text: str, ip: str | None = None) -> CaseEntry:
+    """An internal note on the case: moderators read it, the players and the public never."""
+    text = _text(text, NOTE_MAX, "Write the note.")
+    with transaction.atomic():
+        dispute = _locked(dispute_id)
+        _check_moderator(dispute, moderator, "note on")
+        entry = _entry(dispute, moderator, EntryKind.NOTE, text)
+        audit.record(
+            action=actions.DISPUTE_NOTED,
+            actor=moderator,
+            ip=ip,
+            obj=dispute,
+            extra={"entry": entry.pk},
+        )
+    return entry
+
+
+def dispute_ask(
+    *, dispute_id: int, moderator: Any, question: str, ip: str | None = None
+) -> CaseEntry:
+    """Ask the player for more information; they answer on their dispute's page."""
+    question = _text(question, TEXT_MAX, "Write the question.")
+    with transaction.atomic():
+        dispute = _locked(dispute_id)
+        _check_moderator(dispute, moderator, "ask about")
+        if not dispute.is_open:
+            raise DisputeError("already_settled", "This dispute is settled already.")
+        entry = _entry(dispute, moderator, EntryKind.QUESTION, question)
+        dispute.seen = False  # news for the player: the nav says "new"
+        dispute.save(update_fields=["seen"])
+        audit.record(
+            action=actions.DISPUTE_INFO_REQUESTED,
+            actor=moderator,
+            ip=ip,
+            obj=dispute,
+            extra={"entry": entry.pk},
+        )
+    return entry
+
+
+def open_question(dispute: Dispute) -> CaseEntry | None:
+    """The moderators' last question, if the player has not answered it yet."""
+    last = (
+        dispute.entries.filter(kind__in=(EntryKind.QUESTION, EntryKind.ANSWER))
+        .order_by("-at", "-id")
+        .first()
+    )
+    return last if last is not None and last.kind == EntryKind.QUESTION else None
+
+
+def dispute_answer(*, dispute_id: int, user: Any, text: str, ip: str | None = None) -> CaseEntry:
+    """The player answers the moderators' open question."""
+    text = _text(text, TEXT_MAX, "Write your answer.")
+    with transaction.atomic():
+        dispute = _locked(dispute_id)
+        if dispute.player_id != getattr(user, "pk", None):
+            raise DisputeError("not_found", "There is no such dispute.")
+        if not dispute.is_open:
+            raise DisputeError("already_settled", "This dispute is settled already.")
+        if open_question(dispute) is None:
+            raise DisputeError("no_question", "The moderators have no open question for you.")
+        entry = _entry(dispute, user, EntryKind.ANSWER, text)
+        audit.record(
+            action=actions.DISPUTE_INFO_GIVEN,
+            actor=user,
+            ip=ip,
+            obj=dispute,
+            extra={"entry": entry.pk},
+        )
+    return entry
+
+
+# ---------------------------------------------------------------------------- appeals
+
+
+def appealable(dispute: Dispute, user: Any, *, now: Any = None) -> str | None:
+    """Why `user` cannot appeal `dispute`'s decision now (a DisputeError code), or None."""
+    if dispute.player_id != getattr(user, "pk", None):
+        return "not_found"
+    if dispute.is_open:
+        return "not_appealable"
+    if dispute.is_appeal or dispute.status == DisputeStatus.DUPLICATE:
+        return "not_appealable"
+    if Dispute.objects.filter(appeal_of=dispute).exists():
+        return "already_appealed"
+    now = now or db_now()
+    if dispute.settled_at is None or now > dispute.settled_at + timedelta(days=appeal_days()):
+        return "not_appealable"
+    return None
+
+
+APPEAL_MESSAGES = {
+    "not_found": "There is no such dispute.",
+    "not_appealable": "This decision cannot be appealed: an appeal's decision is final, a "
+    "duplicate is settled by the dispute it repeats, and appeals close {days} days after the "
+    "decision.",
+    "already_appealed": "You appealed this decision already: each decision can be appealed once.",
+}
+
+
+def dispute_appeal(*, dispute_id: int, user: Any, text: str, ip: str | None = None) -> Dispute:
+    """Appeal a decision, once. The appeal is a new dispute marked as such, assigned to a
+    moderator other than the one who decided (the one with the fewest open cases)."""
+    text = _text(text, TEXT_MAX, "Say why the decision is wrong.")
+    with transaction.atomic():
+        original = _locked(dispute_id)
+        why = appealable(original, user)
+        if why is not None:
+            raise DisputeError(why, APPEAL_MESSAGES[why].format(days=appeal_days()))
+        try:
+            with transaction.atomic():
+                appeal = Dispute.objects.create(
+                    match=original.match,
+                    player=user,
+                    reason=original.reason,
+                    text=text,
+                    turn=original.turn,
+                    opened_at=db_now(),
+                    appeal_of=original,
+                )
+        except IntegrityError:  # a second request raced this one
+            raise DisputeError("already_appealed", APPEAL_MESSAGES["already_appealed"]) from None
+        free = assignable(appeal)
+        if free:
+            load = {
+                m.pk: Dispute.objects.filter(assignee=m, status=DisputeStatus.OPEN).count()
+                for m in free
+            }
+            appeal.assignee = min(free, key=lambda m: (load[m.pk], m.pk))
+            appeal.save(update_fields=["assignee"])
+        _entry(
+            appeal,
+            None,
+            EntryKind.EVENT,
+            f"Appeal of dispute {original.pk} (decided by {original.settled_by}); "
+            + (
+                f"assigned to {appeal.assignee}."
+                if appeal.assignee
+                else "no moderator without a conflict: unassigned."
+            ),
+        )
+        audit.record(
+            action=actions.DISPUTE_OPENED,
+            actor=user,
+            ip=ip,
+            obj=appeal,
+            extra={
+                "match": original.match_id,
+                "code": original.match.code,
+                "reason": original.reason,
+                "appeal_of": original.pk,
+                "assignee": getattr(appeal.assignee, "pk", None),
+            },
+        )
+    return appeal
+
+
+# ---------------------------------------------------------------------------- settling
+
+OUTCOMES = ("uphold", "protect", "reject", "duplicate")
+
+
+def voided_by(match: Match) -> Dispute | None:
+    """The upheld dispute that voided the match, if it is void."""
+    if match.status != Status.VOID:
+        return None
+    return (
+        Dispute.objects.filter(match=match, status=DisputeStatus.UPHELD)
+        .order_by("-settled_at", "-id")
+        .first()
+    )
+
+
+def _close(
+    dispute: Dispute,
+    moderator: Any,
+    status: str,
+    message: str,
+    ip: str | None,
+    extra: dict[str, Any],
+    duplicate_of: Dispute | None = None,
+) -> None:
+    dispute.status = status
+    dispute.settled_at = db_now()
+    dispute.settled_by = moderator
+    dispute.decision = message
+    dispute.duplicate_of = duplicate_of
+    dispute.seen = False
+    dispute.assignee = dispute.assignee or moderator
+    dispute.proposed_by, dispute.proposed_at, dispute.proposed_decision = None, None, ""
+    dispute.save(
+        update_fields=[
+            "status",
+            "settled_at",
+            "settled_by",
+            "decision",
+            "duplicate_of",
+            "seen",
+            "assignee",
+            "proposed_by",
+            "proposed_at",
+            "proposed_decision",
+        ]
+    )
+    match = dispute.match
+    audit.record(
+        action=actions.DISPUTE_SETTLED,
+        actor=moderator,
+        ip=ip,
+        obj=dispute,
+        extra={
+            "match": match.pk,
+            "code": match.code,
+            "outcome": status,
+            "message": message,
+            "appeal_of": dispute.appeal_of_id,
+            **extra,
+        },
+    )
+
+
+def dispute_settle(
+    *,
+    dispute_id: int,
+    moderator: Any,
+    outcome: str | None = None,
+    uphold: bool | None = None,
+    reason: str = "",
+    note: str = "",
+    duplicate_of: int | None = None,
+    ip: str | None = None,
+) -> Dispute:
+    """Settle a dispute, once, with a message to the player (`reason`) and an optional
+    internal note. Outcomes: "uphold" (void the match; for a ranked match with approval on,
+    this only proposes the void, and the dispute stays open until a second moderator
+    approves), "protect" (the match no longer moves the filing player's rating), "reject",
+    "duplicate" (of `duplicate_of`, or of the dispute that voided the match). ``uphold``
+    is the older True/False spelling of "uphold"/"reject"."""
+    if outcome is None:
+        outcome = "uphold" if uphold else "reject"
+    if outcome not in OUTCOMES:
+        raise DisputeError("bad_request", f"Pick an outcome from {', '.join(OUTCOMES)}.")
     if not is_moderator(moderator):
         raise DisputeError("forbidden", "Only moderators settle disputes.")
-    reason = str(reason or "").strip()
-    if not reason:
-        raise DisputeError("bad_request", "Write the reason for the decision.")
-    if len(reason) > DECISION_MAX:
-        raise DisputeError("bad_request", f"Keep the reason under {DECISION_MAX} characters.")
+    message = str(reason or "").strip()
+    if not message and outcome != "duplicate":
+        raise DisputeError("bad_request", "Write the message to the player.")
+    if len(message) > DECISION_MAX:
+        raise DisputeError("bad_request", f"Keep the message under {DECISION_MAX} characters.")
+    note = str(note or "").strip()
     with transaction.atomic():
-        dispute = (
-            Dispute.objects.select_for_update().select_related("match").filter(pk=dispute_id)
-        ).first()
-        if dispute is None:
-            raise DisputeError("not_found", "There is no such dispute.")
+        dispute = _locked(dispute_id)
         if not dispute.is_open:
             raise DisputeError(
                 "already_settled", f"This dispute was settled already ({dispute.status})."
             )
-        match = dispute.match
-        voided = False
-        if uphold:
+        _check_moderator(dispute, moderator, "settle")
+        if dispute.awaiting_approval:
+            raise DisputeError(
+                "needs_approval",
+                f"{dispute.proposed_by} proposed voiding this match: a second moderator "
+                "approves or refuses the proposal first.",
+            )
+        match = Match.objects.select_for_update().get(pk=dispute.match_id)
+        dispute.match = match
+        if note:
+            _entry(dispute, moderator, EntryKind.NOTE, note)
+        if outcome == "duplicate":
+            _settle_duplicate(dispute, moderator, message, duplicate_of, ip)
+        elif outcome == "uphold":
+            _uphold(dispute, moderator, message, ip)
+        elif outcome == "protect":
             try:
-                games.match_void(
+                games.seat_protect_rating(
                     match_id=match.pk,
-                    reason=f"Dispute {dispute.pk} upheld: {reason}",
+                    user=dispute.player,
+                    reason=f"dispute {dispute.pk}",
                     actor=moderator,
                     ip=ip,
                 )
-                voided = True
             except ServiceError as e:
-                if e.code != "already_void":  # another dispute on it was upheld first
-                    raise DisputeError("not_finished", e.message) from e
-        now = db_now()
-        dispute.status = DisputeStatus.UPHELD if uphold else DisputeStatus.REJECTED
-        dispute.settled_at = now
-        dispute.settled_by = moderator
-        dispute.decision = reason
-        dispute.seen = False
-        dispute.save(update_fields=["status", "settled_at", "settled_by", "decision", "seen"])
+                code = e.code if e.code in CODES else "bad_request"
+                raise DisputeError(code, e.message) from e
+            _close(dispute, moderator, DisputeStatus.PROTECTED, message, ip, {"voided": False})
+        else:
+            _close(
+                dispute,
+                moderator,
+                DisputeStatus.REJECTED,
+                message,
+                ip,
+                {"voided": False, "match_void": match.status == Status.VOID},
+            )
+    return dispute
+
+
+def _settle_duplicate(
+    dispute: Dispute, moderator: Any, message: str, duplicate_of: int | None, ip: str | None
+) -> None:
+    match = dispute.match
+    if duplicate_of is None:
+        original = voided_by(match)
+        if original is None:
+            raise DisputeError("bad_request", "Say which dispute this one repeats.")
+    else:
+        original = Dispute.objects.filter(pk=duplicate_of, match=match).first()
+        if original is None or original.pk == dispute.pk:
+            raise DisputeError("bad_request", "A duplicate repeats another dispute on this match.")
+    if not message:
+        message = f"This is settled by dispute {original.pk}: " + (
+            "the match is void already."
+            if match.status == Status.VOID
+            else "the same complaint about this match."
+        )
+    _close(
+        dispute,
+        moderator,
+        DisputeStatus.DUPLICATE,
+        message,
+        ip,
+        {"voided": False, "duplicate_of": original.pk},
+        duplicate_of=original,
+    )
+
+
+def _uphold(dispute: Dispute, moderator: Any, message: str, ip: str | None) -> None:
+    match = dispute.match
+    if match.status == Status.VOID:
+        by = voided_by(match)
+        where = f" by dispute {by.pk}" if by is not None else ""
+        raise DisputeError(
+            "already_void",
+            f"The match is already void{where}: close this dispute as a duplicate.",
+        )
+    if void_needs_approval(match):
+        dispute.proposed_by = moderator
+        dispute.proposed_at = db_now()
+        dispute.proposed_decision = message
+        dispute.assignee = dispute.assignee or moderator
+        dispute.save(update_fields=["proposed_by", "proposed_at", "proposed_decision", "assignee"])
+        _entry(
+            dispute,
+            moderator,
+            EntryKind.EVENT,
+            f"{moderator} proposed voiding the match; a second moderator must approve.",
+        )
         audit.record(
-            action="dispute.settled",
+            action=actions.DISPUTE_VOID_PROPOSED,
             actor=moderator,
             ip=ip,
             obj=dispute,
-            extra={
-                "match": match.pk,
-                "code": match.code,
-                "outcome": dispute.status,
-                "reason": reason,
-                "voided": voided,
-            },
+            extra={"match": match.pk, "code": match.code, "message": message},
         )
+        return
+    _void_and_close(dispute, moderator, message, ip, approved_by=None)
+
+
+def _void_and_close(
+    dispute: Dispute, moderator: Any, message: str, ip: str | None, approved_by: Any
+) -> None:
+    match = dispute.match
+    try:
+        games.match_void(
+            match_id=match.pk,
+            reason=f"{PUBLIC_VOID} (dispute {dispute.pk})",
+            actor=moderator,
+            ip=ip,
+        )
+    except ServiceError as e:
+        raise DisputeError("not_finished", e.message) from e
+    extra: dict[str, Any] = {"voided": True}
+    if approved_by is not None:
+        extra["proposed_by"] = approved_by.pk
+    _close(dispute, moderator, DisputeStatus.UPHELD, message, ip, extra)
+
+
+def dispute_approve(
+    *, dispute_id: int, moderator: Any, approve: bool, note: str = "", ip: str | None = None
+) -> Dispute:
+    """The second moderator approves the proposed void (the match is voided and the dispute
+    upheld with the proposer's message) or refuses it (the dispute stays open)."""
+    note = str(note or "").strip()
+    with transaction.atomic():
+        dispute = _locked(dispute_id)
+        if not dispute.awaiting_approval:
+            raise DisputeError("bad_request", "There is no proposed void to approve.")
+        _check_moderator(dispute, moderator, "approve a void on")
+        proposer = dispute.proposed_by
+        if proposer is not None and proposer.pk == moderator.pk:
+            raise DisputeError(
+                "conflict", "A second moderator approves a void: not the one who proposed it."
+            )
+        if note:
+            _entry(dispute, moderator, EntryKind.NOTE, note)
+        if approve:
+            _entry(dispute, moderator, EntryKind.EVENT, f"{moderator} approved the void.")
+            _void_and_close(dispute, moderator, dispute.proposed_decision, ip, proposer)
+        else:
+            dispute.proposed_by, dispute.proposed_at, dispute.proposed_decision = None, None, ""
+            dispute.save(update_fields=["proposed_by", "proposed_at", "proposed_decision"])
+            _entry(dispute, moderator, EntryKind.EVENT, f"{moderator} refused the void.")
+            audit.record(
+                action=actions.DISPUTE_PROPOSAL_REFUSED,
+                actor=moderator,
+                ip=ip,
+                obj=dispute,
+                extra={"proposed_by": getattr(proposer, "pk", None)},
+            )
     return dispute
+
+
+def dispute_unvoid(*, dispute_id: int, moderator: Any, note: str, ip: str | None = None) -> Match:
+    """Undo the void of the dispute's match (it counts again, ratings re-computed), with an
+    internal note saying why. Audited on the match and the dispute."""
+    note = _text(note, NOTE_MAX, "Write in the note why the void is undone.")
+    with transaction.atomic():
+        dispute = _locked(dispute_id)
+        _check_moderator(dispute, moderator, "undo a void on")
+        try:
+            match = games.match_unvoid(
+                match_id=dispute.match_id,
+                reason=f"dispute {dispute.pk}: {note}",
+                actor=moderator,
+                ip=ip,
+            )
+        except ServiceError as e:
+            code = e.code if e.code in CODES else "bad_request"
+            raise DisputeError(code, e.message) from e
+        _entry(dispute, moderator, EntryKind.NOTE, note)
+        _entry(dispute, moderator, EntryKind.EVENT, f"{moderator} undid the void of the match.")
+    return match
 
 
 def dispute_seen(*, dispute: Dispute, user: Any) -> None:
@@ -204,7 +753,7 @@ def disputes_seen(*, user: Any) -> int:
 def dispute_viewed(*, dispute: Dispute, moderator: Any, ip: str | None = None) -> None:
     """Log that a moderator opened the review page (seat and audit addresses, the dice)."""
     audit.record(
-        action="dispute.viewed",
+        action=actions.DISPUTE_VIEWED,
         actor=moderator,
         ip=ip,
         obj=dispute,

@@ -14,4 +14,12 @@ urlpatterns = [
     path("<int:pk>/review/", views.review_page, name="review"),
     path("<int:pk>/replay/", views.replay_frame, name="replay"),
     path("<int:pk>/settle/", views.settle, name="settle"),
+    path("<int:pk>/assign/", views.assign, name="assign"),
+    path("<int:pk>/note/", views.note, name="note"),
+    path("<int:pk>/ask/", views.ask, name="ask"),
+    path("<int:pk>/approve/", views.approve, name="approve"),
+    path("<int:pk>/unvoid/", views.unvoid, name="unvoid"),
+    path("<int:pk>/answer/", views.answer, name="answer"),
+    path("<int:pk>/appeal/", views.appeal, name="appeal"),
+    path("players/<int:user_id>/", views.player_record, name="record"),
 ]

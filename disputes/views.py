@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
@@ -15,13 +16,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
+from audit import actions
+from audit import services as audit
 from audit.clock import db_now
-from games.models import Match
+from games.models import Match, Status
 from games.web import views as game_views
 
-from . import review, services
-from .forms import OpenForm, QueueFilter, SettleForm
-from .models import Dispute, DisputeStatus
+from . import evidence, review, services
+from .forms import AnswerForm, AppealForm, AskForm, NoteForm, OpenForm, QueueFilter, SettleForm
+from .models import PLAYER_KINDS, Dispute, DisputeStatus
+from .record import record
 from .services import DisputeError, is_moderator
 
 
@@ -31,7 +35,20 @@ def _moderator(request: HttpRequest) -> None:
 
 
 def _dispute(pk: int) -> Dispute:
-    return get_object_or_404(Dispute.objects.select_related("match", "player", "settled_by"), pk=pk)
+    return get_object_or_404(
+        Dispute.objects.select_related(
+            "match", "player", "settled_by", "assignee", "proposed_by", "appeal_of", "duplicate_of"
+        ),
+        pk=pk,
+    )
+
+
+def _not_conflicted(request: HttpRequest, dispute: Dispute) -> HttpResponse | None:
+    """A moderator with a conflict of interest sees why, and nothing of the case (403)."""
+    why = services.conflicts(dispute, request.user)
+    if not why:
+        return None
+    return render(request, "disputes/conflict.html", {"dispute": dispute, "why": why}, status=403)
 
 
 @login_required
@@ -86,53 +103,153 @@ def open_dispute(request: HttpRequest, code: str) -> HttpResponse:
 @login_required
 @require_GET
 def detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """A player's own dispute: its status and the decision. Moderators go to the review."""
+    """A player's own dispute: its status, the moderators' questions (to answer here), the
+    decision, and the way to appeal it. Moderators go to the review."""
     dispute = _dispute(pk)
     if dispute.player_id != request.user.pk:
         if is_moderator(request.user):
             return redirect("disputes:review", pk=dispute.pk)
         raise Http404("No such dispute.")
     services.dispute_seen(dispute=dispute, user=request.user)
-    return render(request, "disputes/detail.html", {"dispute": dispute})
+    context = {
+        "dispute": dispute,
+        # Questions and answers only: internal notes and case events never reach this page.
+        "exchange": list(dispute.entries.filter(kind__in=PLAYER_KINDS).order_by("at", "id")),
+        "question": services.open_question(dispute) if dispute.is_open else None,
+        "answer_form": AnswerForm(),
+        "can_appeal": services.appealable(dispute, request.user) is None,
+        "appeal_form": AppealForm(),
+        "appeal": Dispute.objects.filter(appeal_of=dispute).first(),
+        "appeal_days": services.appeal_days(),
+    }
+    return render(request, "disputes/detail.html", context)
+
+
+@login_required
+@require_POST
+def answer(request: HttpRequest, pk: int) -> HttpResponse:
+    dispute = _dispute(pk)
+    form = AnswerForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Write your answer (up to 2000 characters).")
+        return redirect("disputes:detail", pk=dispute.pk)
+    try:
+        services.dispute_answer(
+            dispute_id=dispute.pk,
+            user=request.user,
+            text=form.cleaned_data["text"],
+            ip=client_ip(request),
+        )
+    except DisputeError as e:
+        if e.code == "not_found":
+            raise Http404("No such dispute.") from e
+        messages.error(request, e.message)
+    else:
+        messages.success(request, "Thank you: your answer is with the moderators.")
+    return redirect("disputes:detail", pk=dispute.pk)
+
+
+@login_required
+@require_POST
+def appeal(request: HttpRequest, pk: int) -> HttpResponse:
+    dispute = _dispute(pk)
+    form = AppealForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Say why the decision is wrong (up to 2000 characters).")
+        return redirect("disputes:detail", pk=dispute.pk)
+    try:
+        made = services.dispute_appeal(
+            dispute_id=dispute.pk,
+            user=request.user,
+            text=form.cleaned_data["text"],
+            ip=client_ip(request),
+        )
+    except DisputeError as e:
+        if e.code == "not_found":
+            raise Http404("No such dispute.") from e
+        messages.error(request, e.message)
+        return redirect("disputes:detail", pk=dispute.pk)
+    messages.success(request, "Your appeal is open. A different moderator will review it.")
+    return redirect("disputes:detail", pk=made.pk)
 
 
 @login_required
 @require_GET
 def queue(request: HttpRequest) -> HttpResponse:
-    """Disputes to settle, oldest first, filtered by status, reason and age."""
+    """Disputes to settle, oldest first, filtered by status, reason, age and assignee. A
+    dispute the moderator has a conflict with is marked, without a way in."""
     _moderator(request)
     form = QueueFilter(request.GET or None)
     wanted = form.cleaned_data if form.is_valid() else {}
     status = wanted.get("status") or "open"
-    rows = Dispute.objects.select_related("match", "player", "settled_by")
+    rows = Dispute.objects.select_related(
+        "match", "player", "settled_by", "assignee", "proposed_by", "appeal_of__settled_by"
+    )
     if status != "all":
         rows = rows.filter(status=status)
     if wanted.get("reason"):
         rows = rows.filter(reason=wanted["reason"])
     if wanted.get("age"):
         rows = rows.filter(opened_at__lte=db_now() - timedelta(days=int(wanted["age"])))
+    if wanted.get("who") == "mine":
+        rows = rows.filter(assignee=request.user)
+    elif wanted.get("who") == "unassigned":
+        rows = rows.filter(assignee__isnull=True)
     rows = rows.order_by("opened_at", "id")
+    shown = list(rows[:200])
+    check = services.Conflicts(request.user)
+    for d in shown:
+        d.conflict = check.of(d)
     return render(
         request,
         "disputes/queue.html",
-        {"form": form, "disputes": rows[:200], "count": rows.count(), "status": status},
+        {"form": form, "disputes": shown, "count": rows.count(), "status": status},
     )
 
 
 @login_required
 @require_GET
 def review_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """Everything about the disputed match, for a moderator; the view itself is audited."""
+    """Everything about the disputed match, for a moderator without a conflict of interest;
+    the view itself is audited."""
     _moderator(request)
     dispute = _dispute(pk)
+    refused = _not_conflicted(request, dispute)
+    if refused is not None:
+        return refused
     services.dispute_viewed(dispute=dispute, moderator=request.user, ip=client_ip(request))
+    data = review.review(dispute)
+    for seat in data["seats"]:
+        seat["evidence"] = evidence.seat_evidence(dispute.match, seat["seat"])
+    proposer = dispute.proposed_by_id
     context: dict[str, Any] = {
         "dispute": dispute,
         "match": dispute.match,
         "form": SettleForm(),
-        **review.review(dispute),
+        "note_form": NoteForm(),
+        "ask_form": AskForm(),
+        "thread": list(dispute.entries.select_related("author").order_by("at", "id")),
+        "assignable": services.assignable(dispute) if dispute.is_open else [],
+        "voided_by": services.voided_by(dispute.match),
+        "needs_approval": services.void_needs_approval(dispute.match),
+        "may_approve": dispute.awaiting_approval and proposer != request.user.pk,
+        "appeal": Dispute.objects.filter(appeal_of=dispute).first(),
+        "recent_matches": evidence.RECENT_MATCHES,
+        **data,
     }
     return render(request, "disputes/review.html", context)
+
+
+@login_required
+@require_GET
+def player_record(request: HttpRequest, user_id: int) -> HttpResponse:
+    """A player's record, for moderators (audited as a view of private data)."""
+    _moderator(request)
+    player = get_object_or_404(get_user_model(), pk=user_id)
+    audit.record(
+        action=actions.DISPUTE_RECORD_VIEWED, actor=request.user, ip=client_ip(request), obj=player
+    )
+    return render(request, "disputes/record.html", record(player))
 
 
 @login_required
@@ -141,9 +258,23 @@ def replay_frame(request: HttpRequest, pk: int) -> HttpResponse:
     """The match's replay page, allowed in the review page's frame (same origin only)."""
     _moderator(request)
     dispute = _dispute(pk)
+    refused = _not_conflicted(request, dispute)
+    if refused is not None:
+        return refused
     response = game_views.replay(request, code=dispute.match.code)
     response["X-Frame-Options"] = "SAMEORIGIN"
     return response
+
+
+def _posted(request: HttpRequest, dispute: Dispute, run: Any, done: str) -> HttpResponse:
+    """Run a moderator's step; say what happened, or why it was refused, on the review."""
+    try:
+        run()
+    except DisputeError as e:
+        messages.error(request, e.message)
+    else:
+        messages.success(request, done)
+    return redirect("disputes:review", pk=dispute.pk)
 
 
 @login_required
@@ -153,21 +284,148 @@ def settle(request: HttpRequest, pk: int) -> HttpResponse:
     dispute = _dispute(pk)
     form = SettleForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Pick a decision and write its reason.")
+        messages.error(request, "Pick an outcome and write the message to the player.")
         return redirect("disputes:review", pk=dispute.pk)
+    data = form.cleaned_data
     try:
         settled = services.dispute_settle(
             dispute_id=dispute.pk,
             moderator=request.user,
-            uphold=form.cleaned_data["outcome"] == "uphold",
-            reason=form.cleaned_data["reason"],
+            outcome=data["outcome"],
+            reason=data["reason"],
+            note=data["note"],
+            duplicate_of=data["duplicate_of"],
             ip=client_ip(request),
         )
     except DisputeError as e:
         messages.error(request, e.message)
         return redirect("disputes:review", pk=dispute.pk)
+    match = settled.match
+    if settled.awaiting_approval:
+        messages.success(
+            request, f"Void of match {match.code} proposed: a second moderator must approve it."
+        )
+        return redirect("disputes:review", pk=dispute.pk)
     if settled.status == DisputeStatus.UPHELD:
-        messages.success(request, f"Upheld: match {settled.match.code} is void.")
+        messages.success(request, f"Upheld: match {match.code} is void.")
+    elif settled.status == DisputeStatus.PROTECTED:
+        messages.success(request, f"Upheld in part: {settled.player}'s rating is protected.")
+    elif settled.status == DisputeStatus.DUPLICATE:
+        messages.success(request, f"Closed as a duplicate of dispute {settled.duplicate_of_id}.")
+    elif match.status == Status.VOID:
+        messages.success(request, "Rejected. (The match is void by another decision.)")
     else:
         messages.success(request, "Rejected: the result stands.")
     return redirect("disputes:queue")
+
+
+@login_required
+@require_POST
+def assign(request: HttpRequest, pk: int) -> HttpResponse:
+    _moderator(request)
+    dispute = _dispute(pk)
+    target = None
+    wanted = request.POST.get("assignee", "")
+    if wanted:
+        target = next((m for m in services.moderators() if str(m.pk) == wanted), None)
+        if target is None:
+            messages.error(request, "Pick a moderator from the list.")
+            return redirect("disputes:review", pk=dispute.pk)
+
+    def run() -> None:
+        services.dispute_assign(
+            dispute_id=dispute.pk, moderator=request.user, assignee=target, ip=client_ip(request)
+        )
+
+    done = "You claimed the dispute." if target is None else f"Assigned to {target}."
+    if request.POST.get("next") == "queue":
+        try:
+            run()
+        except DisputeError as e:
+            messages.error(request, e.message)
+        else:
+            messages.success(request, done)
+        return redirect("disputes:queue")
+    return _posted(request, dispute, run, done)
+
+
+@login_required
+@require_POST
+def note(request: HttpRequest, pk: int) -> HttpResponse:
+    _moderator(request)
+    dispute = _dispute(pk)
+    form = NoteForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Write the note (up to 4000 characters).")
+        return redirect("disputes:review", pk=dispute.pk)
+    return _posted(
+        request,
+        dispute,
+        lambda: services.dispute_note(
+            dispute_id=dispute.pk,
+            moderator=request.user,
+            text=form.cleaned_data["text"],
+            ip=client_ip(request),
+        ),
+        "Note added (moderators only).",
+    )
+
+
+@login_required
+@require_POST
+def ask(request: HttpRequest, pk: int) -> HttpResponse:
+    _moderator(request)
+    dispute = _dispute(pk)
+    form = AskForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Write the question (up to 2000 characters).")
+        return redirect("disputes:review", pk=dispute.pk)
+    return _posted(
+        request,
+        dispute,
+        lambda: services.dispute_ask(
+            dispute_id=dispute.pk,
+            moderator=request.user,
+            question=form.cleaned_data["question"],
+            ip=client_ip(request),
+        ),
+        "Question sent: the player answers on their dispute's page.",
+    )
+
+
+@login_required
+@require_POST
+def approve(request: HttpRequest, pk: int) -> HttpResponse:
+    _moderator(request)
+    dispute = _dispute(pk)
+    yes = request.POST.get("approve") == "yes"
+    return _posted(
+        request,
+        dispute,
+        lambda: services.dispute_approve(
+            dispute_id=dispute.pk,
+            moderator=request.user,
+            approve=yes,
+            note=request.POST.get("note", ""),
+            ip=client_ip(request),
+        ),
+        "Approved: the match is void." if yes else "Refused: the dispute stays open.",
+    )
+
+
+@login_required
+@require_POST
+def unvoid(request: HttpRequest, pk: int) -> HttpResponse:
+    _moderator(request)
+    dispute = _dispute(pk)
+    return _posted(
+        request,
+        dispute,
+        lambda: services.dispute_unvoid(
+            dispute_id=dispute.pk,
+            moderator=request.user,
+            note=request.POST.get("note", ""),
+            ip=client_ip(request),
+        ),
+        "The void is undone: the match counts again.",
+    )

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.contrib import admin
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
 from games.models import Match, MatchEvent, Move, Roll, Seat, Turn
 
@@ -36,15 +38,30 @@ class ReadOnlyInline(admin.TabularInline):
 
 class SeatInline(ReadOnlyInline):
     model = Seat
-    fields = ("corner", "user", "bot", "client_seed", "connected", "missed_turns", "place", "left")
+    fields = (
+        "corner",
+        "user",
+        "bot",
+        "client_seed",
+        "connected",
+        "missed_turns",
+        "place",
+        "left",
+        "rating_change",
+        "rating_protected",
+        "ip",
+        "device",
+        "user_agent",
+    )
     readonly_fields = fields
 
 
 @admin.register(Match)
 class MatchAdmin(ReadOnlyAdmin):
-    list_display = ("code", "ruleset", "mode", "status", "players", "seq", "created_at")
+    list_display = ("code", "ruleset", "mode", "status", "players", "created_at", "links")
     list_filter = ("status", "mode", "ruleset")
-    search_fields = ("code",)
+    # By room code, or by a player's username or display name.
+    search_fields = ("code", "seats__user__username", "seats__user__display_name")
     date_hierarchy = "created_at"
     inlines = [SeatInline]
     # Never `server_seed` itself: it is secret until the match ends.
@@ -67,8 +84,28 @@ class MatchAdmin(ReadOnlyAdmin):
         "created_at",
         "started_at",
         "finished_at",
+        "voided_at",
+        "void_reason",
+        "links",
     )
     readonly_fields = fields
+
+    def get_search_results(self, request: HttpRequest, queryset: Any, search_term: str) -> Any:
+        found, _ = super().get_search_results(request, queryset, search_term)
+        return found.distinct(), False  # a player seated twice is one row
+
+    @admin.display(description="replay and disputes")
+    def links(self, obj: Match) -> str:
+        replay = format_html('<a href="{}">Replay</a>', reverse("replay", args=[obj.code]))
+        disputes = format_html_join(
+            " ",
+            '<a href="{}">dispute {}</a>',
+            (
+                (reverse("disputes:review", args=[pk]), pk)
+                for pk in obj.disputes.values_list("pk", flat=True)
+            ),
+        )
+        return format_html("{} {}", replay, disputes)
 
     @admin.display(description="server seed")
     def revealed_seed(self, obj: Match) -> str:
@@ -84,7 +121,7 @@ class TurnAdmin(ReadOnlyAdmin):
 
 @admin.register(Roll)
 class RollAdmin(ReadOnlyAdmin):
-    list_display = ("match", "n", "turn", "corner", "face", "bonus", "by", "seq", "at")
+    list_display = ("match", "n", "turn", "corner", "face", "bonus", "by", "think_ms", "at")
     list_filter = ("by", "face")
     list_select_related = ("match",)
     search_fields = ("match__code",)
@@ -92,7 +129,18 @@ class RollAdmin(ReadOnlyAdmin):
 
 @admin.register(Move)
 class MoveAdmin(ReadOnlyAdmin):
-    list_display = ("match", "seq", "turn", "corner", "pawn_corner", "pawn", "frm", "to", "by")
+    list_display = (
+        "match",
+        "seq",
+        "turn",
+        "corner",
+        "pawn_corner",
+        "pawn",
+        "frm",
+        "to",
+        "by",
+        "think_ms",
+    )
     list_filter = ("by",)
     list_select_related = ("match",)
     search_fields = ("match__code",)

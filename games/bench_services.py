@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     base.setdefault("TEST", {})["NAME"] = f"{Path(str(base['NAME'])).stem}_bench_services"
     config = setup_databases(verbosity=0, interactive=False)
     try:
+        # The site's modules, now that the test database exists.
         from accounts.models import User
         from games import services
         from games.match.replay import replay_snapshot

@@ -4,7 +4,9 @@ Only `games.services` writes these rows. Rows are appended and never changed, wi
 exceptions, each documented on its field: the match's cached ``snapshot``, ``seq``,
 ``status``, ``turn_seq`` and ``turn_deadline``; fields set once when the match starts or ends
 (``first``, ``client_seed``, ``started_at``, ``finished_at``, a seat's ``place`` and
-``left``, the match's ``voided_at`` and ``void_reason``, a seat's ``ip``); a seat's
+``left``, a seat's ``ip``); the match's ``voided_at`` and ``void_reason`` (set when a
+moderator voids it, cleared by an audited un-void); a seat's ``rating_protected`` (set once,
+a moderator's remedy); a seat's ``user_agent`` and ``device`` (the latest seen); a seat's
 ``client_seed`` before the start; a seat's ``connected``, ``disconnected_at``, ``away`` and
 ``missed_turns``; and a seat's ratings (set again when a voided match re-rates later ones).
 Everything else is rebuilt by `games.match.replay` from the rows.
@@ -105,9 +107,11 @@ class Match(models.Model):
     @property
     def draws_first(self) -> bool:
         """Whether the first player is drawn with the match's dice: the preset says so, or
-        the match is played online (seed 001: in code rooms "who goes first is drawn at
-        random"); otherwise red starts (one-device and practice games of red-first presets)."""
-        return self.rules.first_player != "red" or self.mode in (Mode.FRIENDLY, Mode.RANKED)
+        it is mensch played online (seed 001: in code rooms "who goes first is drawn at
+        random"); otherwise red starts (family everywhere, as RULES.md says, and one-device
+        and practice games of mensch)."""
+        online = self.mode in (Mode.FRIENDLY, Mode.RANKED)
+        return self.rules.first_player != "red" or (self.ruleset == "mensch" and online)
 
     def state(self) -> State | None:
         """The engine state from the cached snapshot (None before the start)."""
@@ -152,6 +156,13 @@ class Seat(models.Model):
     clock_left = models.FloatField(null=True, blank=True)
     # Set on joining: the player's address, shown to staff only (same-IP checks, disputes).
     ip = models.GenericIPAddressField(null=True, blank=True)
+    # The browser that took the seat, updated when a socket connects with another one; staff
+    # only (dispute evidence). ``device`` is a coarse hint read from it (see games.devices).
+    user_agent = models.CharField(max_length=400, blank=True)
+    device = models.CharField(max_length=20, blank=True)
+    # Set once, by a moderator (a remedy short of a void): the match does not move this
+    # seat's rating; the other seats' ratings still count it.
+    rating_protected = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["match", "corner"]
@@ -209,6 +220,9 @@ class Roll(models.Model):
     by = models.CharField(max_length=10, choices=BY_CHOICES, default="player")
     action_id = models.CharField(max_length=64, blank=True)
     at = models.DateTimeField()
+    # Milliseconds from the moment the seat could act (the match's previous change) to this
+    # action: dispute evidence for "my opponent used a bot". Null on rows stored before.
+    think_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["match", "n"]
@@ -247,6 +261,9 @@ class Move(models.Model):
     by = models.CharField(max_length=10, choices=BY_CHOICES, default="player")
     action_id = models.CharField(max_length=64, blank=True)
     at = models.DateTimeField()
+    # Milliseconds from the moment the seat could act (the match's previous change) to this
+    # action: dispute evidence for "my opponent used a bot". Null on rows stored before.
+    think_ms = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["match", "seq"]

@@ -48,8 +48,8 @@ def tune_gc(*, enabled: bool, thresholds: tuple[int, int, int] | None) -> bool:
 
 def _tune_gc_from_settings() -> None:
     tune_gc(
-        enabled=getattr(settings, "LUDO_GC_TUNE", False),
-        thresholds=getattr(settings, "LUDO_GC_THRESHOLDS", None),
+        enabled=settings.LUDO_GC_TUNE,
+        thresholds=settings.LUDO_GC_THRESHOLDS,
     )
 
 

@@ -43,6 +43,7 @@ def _small_database_pool(**_: object) -> None:
     """A worker process runs one task at a time: its pool keeps one connection and never
     holds more than `env.WORKER_POOL_MAX` (set before the pool opens, and before prefork
     children are forked, so each child gets the same)."""
+    # Here, not at the top: ludo_site/__init__ imports this module before the settings load.
     from django.conf import settings
 
     from . import env

@@ -59,11 +59,13 @@ UNAVAILABLE = "The site cannot reach its database or Redis just now: try again i
 
 def _unavailable(exc: BaseException) -> bool:
     """Whether `exc` is a dependency being down (not a bug): the database, its pool, Redis."""
+    # Here, not at the top: the middleware module loads before the apps (settings.MIDDLEWARE).
     from django.db import DatabaseError, InterfaceError, OperationalError
 
     if isinstance(exc, OperationalError | InterfaceError):
         return True
     try:
+        # Imported here so a site without the redis client still answers (ImportError below).
         from redis.exceptions import ConnectionError as RedisConnectionError
         from redis.exceptions import TimeoutError as RedisTimeoutError
     except ImportError:  # pragma: no cover - redis is a requirement

@@ -59,7 +59,7 @@ def allowed(scope: dict[str, Any]) -> bool:
     origin = parse_origin(text) if text else None
     if origin is None:
         return False
-    trusted = {parse_origin(o) for o in getattr(settings, "CSRF_TRUSTED_ORIGINS", [])}
+    trusted = {parse_origin(o) for o in settings.CSRF_TRUSTED_ORIGINS}
     return origin in trusted or origin == own_origin(scope)
 
 

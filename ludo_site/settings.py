@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.rights.RequestActor",  # who grants rights, for the audit log
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -125,7 +126,7 @@ LUDO_GC_THRESHOLDS = env.gc_thresholds(os.environ.get("LUDO_GC_THRESHOLDS"))
 # Match clocks (games.clocks): the rules' durations times LUDO_TIME_SCALE (tests and the
 # end-to-end run shorten them, production leaves 1); the pause before a bot's step or a lone
 # move's auto-move; and whether the web process sweeps the clocks itself (the embedded
-# default, with no Redis and so no Celery beat).
+# default, with no Redis and so no Celery beat: unset, None, follows REDIS_URL).
 LUDO_TIME_SCALE = float(os.environ.get("LUDO_TIME_SCALE") or 1)
 LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
 # After a roll no pawn can use, the die passes on after this pause (seed 001); after two
@@ -133,12 +134,19 @@ LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
 # the die and take the seat back from the bot.
 LUDO_PASS_PAUSE = float(os.environ.get("LUDO_PASS_PAUSE") or 1.5)
 LUDO_RECLAIM_SECONDS = float(os.environ.get("LUDO_RECLAIM_SECONDS") or 3)
-LUDO_INPROCESS_CLOCK = env.parse_bool(
-    os.environ.get("LUDO_INPROCESS_CLOCK"), default=REDIS_URL is None
+LUDO_INPROCESS_CLOCK = (
+    None
+    if os.environ.get("LUDO_INPROCESS_CLOCK") is None
+    else env.parse_bool(os.environ["LUDO_INPROCESS_CLOCK"], default=False)
 )
 # Threads per server process for the match sockets' database work (games.live.consumers); each
 # holds a database connection while it works.
 LUDO_DB_THREADS = int(os.environ.get("LUDO_DB_THREADS") or 16)
+# Frames a match socket may send: LUDO_WS_RATE a second on average, bursts of LUDO_WS_BURST.
+LUDO_WS_RATE = float(os.environ.get("LUDO_WS_RATE") or 8)
+LUDO_WS_BURST = int(os.environ.get("LUDO_WS_BURST") or 16)
+# Seconds between the heartbeats a match socket sends while nothing else happens.
+LUDO_HEARTBEAT_SECONDS = float(os.environ.get("LUDO_HEARTBEAT_SECONDS") or 5)
 
 # Ranked play and quick match (ranked.matchmaking, ranked.ratings): the rating window each
 # side of a waiting player's own (ordinal points), how fast it widens (points per second
@@ -152,6 +160,12 @@ RANKED_PROVISIONAL_GAMES = int(os.environ.get("RANKED_PROVISIONAL_GAMES") or 10)
 RANKED_LEADERBOARD_MIN_GAMES = int(os.environ.get("RANKED_LEADERBOARD_MIN_GAMES") or 5)
 # Disputes: how many days after a match ends a player may open one.
 DISPUTE_WINDOW_DAYS = int(os.environ.get("DISPUTE_WINDOW_DAYS") or 14)
+# ... how many disputes (appeals aside) a player may file about one match, how many days
+# after a decision it may be appealed (once), and whether voiding a ranked match takes a
+# second moderator's approval.
+DISPUTE_FILINGS_PER_MATCH = int(os.environ.get("DISPUTE_FILINGS_PER_MATCH") or 1)
+DISPUTE_APPEAL_DAYS = int(os.environ.get("DISPUTE_APPEAL_DAYS") or 14)
+DISPUTE_VOID_APPROVAL = env.parse_bool(os.environ.get("DISPUTE_VOID_APPROVAL"), default=True)
 
 CELERY_BROKER_URL = env.celery_broker_url(REDIS_URL)
 CELERY_BROKER_TRANSPORT_OPTIONS = env.celery_transport_options(REDIS_URL, REDIS_PREFIX)
@@ -173,6 +187,10 @@ LOGIN_REDIRECT_URL = "/"
 SIGN_IN_FAILURES_PER_USERNAME = 5
 SIGN_IN_FAILURES_PER_IP = 20
 SIGN_IN_WINDOW = 15 * 60
+# Password reset requests an hour (accounts.throttle.reset_allowed): per email address, and
+# per client address, so the reset form cannot flood someone's mailbox.
+PASSWORD_RESETS_PER_EMAIL = 3
+PASSWORD_RESETS_PER_IP = 10
 # New accounts per address an hour (accounts.throttle.sign_up_allowed).
 SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
 # Guest players one address may get an hour (accounts.views.player_for); rooms one player may

@@ -38,12 +38,14 @@ from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
 
 from accounts.models import is_guest
+from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games import services
 from games.engine import RULESETS
 from games.match.errors import ServiceError
-from games.models import Match, Seat, Status
+from games.match.selectors import ranked_seat_in_play
+from games.models import Match, Status
 
 from .models import Entry, Queue, Rating
 from .ratings import MU, QUEUE_RULES, SIGMA, ordinal
@@ -56,24 +58,20 @@ QUEUES: tuple[str, ...] = tuple(str(q) for q in Queue)
 # ---------------------------------------------------------------------------- settings
 
 
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
-
-
 def window_start() -> float:
-    return _setting("RANKED_WINDOW_START", 3.0)
+    return settings.RANKED_WINDOW_START
 
 
 def window_growth() -> float:
-    return _setting("RANKED_WINDOW_GROWTH", 0.5)
+    return settings.RANKED_WINDOW_GROWTH
 
 
 def bot_after() -> float:
-    return _setting("QUICK_MATCH_BOT_AFTER", 15.0)
+    return settings.QUICK_MATCH_BOT_AFTER
 
 
 def bot_level() -> str:
-    return str(getattr(settings, "QUICK_MATCH_BOT_LEVEL", services.DEFAULT_BOT_LEVEL))
+    return str(settings.QUICK_MATCH_BOT_LEVEL)
 
 
 def window(waited: float) -> float:
@@ -89,16 +87,8 @@ def lobby_group(user_id: int) -> str:
 # ---------------------------------------------------------------------------- joining
 
 
-class QueueError(Exception):
+class QueueError(ServiceError):
     """A refused join or cancel; ``code`` as in `games.match.errors`, ``message`` for a person."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
 
 
 def _check_queue(queue: str) -> str:
@@ -109,16 +99,7 @@ def _check_queue(queue: str) -> str:
 
 
 def _active_ranked(user: Any) -> Match | None:
-    seat = (
-        Seat.objects.filter(
-            user_id=user.pk,
-            left=False,
-            match__mode="ranked",
-            match__status__in=(Status.WAITING, Status.ACTIVE),
-        )
-        .select_related("match")
-        .first()
-    )
+    seat = ranked_seat_in_play(user)
     return seat.match if seat else None
 
 
@@ -157,7 +138,7 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
             joined_at=db_now(),
         )
         audit.record(
-            action="queue.joined",
+            action=actions.QUEUE_JOINED,
             actor=user,
             ip=ip,
             extra={"queue": queue, "ranked": ranked, "ordinal": round(entry.ordinal, 6)},
@@ -186,7 +167,7 @@ def cancel(*, user: Any, ip: str | None = None) -> Entry | None:
             return latest(user)
         _end(entry, Entry.State.CANCELLED)
         audit.record(
-            action="queue.left",
+            action=actions.QUEUE_LEFT,
             actor=user,
             ip=ip,
             extra={"queue": entry.queue, "ranked": entry.ranked},
@@ -369,7 +350,7 @@ def _seat(group: list[Waiting], *, rules: str, size: int, ranked: bool) -> Match
             for entry in entries:
                 _end(entry, Entry.State.MATCHED, match)
             audit.record(
-                action="queue.matched",
+                action=actions.QUEUE_MATCHED,
                 obj=match,
                 extra={
                     "code": match.code,

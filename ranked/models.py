@@ -14,7 +14,7 @@ from django.db.models.functions import Now
 
 
 def provisional_games() -> int:
-    return int(getattr(settings, "RANKED_PROVISIONAL_GAMES", 10))
+    return int(settings.RANKED_PROVISIONAL_GAMES)
 
 
 def is_provisional(games: int, sigma: float) -> bool:

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from openskill.models import PlackettLuce
 
+from audit import actions
 from audit import services as audit
 from games.models import Match, Status
 
@@ -36,7 +37,7 @@ QUEUE_RULES: dict[str, tuple[str, int]] = {
 
 
 def leaderboard_min_games() -> int:
-    return int(getattr(settings, "RANKED_LEADERBOARD_MIN_GAMES", 5))
+    return int(settings.RANKED_LEADERBOARD_MIN_GAMES)
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -138,7 +139,7 @@ def record_changes(match: Any, results: Iterable[Result]) -> None:
     queue = queue_of(match)
     for result in results:
         audit.record(
-            action="rating.changed",
+            action=actions.RATING_CHANGED,
             obj=match,
             extra={
                 "user": result.user_id,
@@ -153,9 +154,10 @@ def record_changes(match: Any, results: Iterable[Result]) -> None:
 
 def rerate(queue: str, *, reason: str = "") -> dict[int, Result]:
     """Recompute every rating in `queue` from its finished, not voided, ranked matches in the
-    order they finished. Returns the result of every seat (by seat id) for the caller to store
-    on the seats. Rating rows are rewritten; a player with no rated match left goes back to
-    the start value. Must run inside a transaction (the queue's rows stay locked)."""
+    order they finished (a seat whose rating a moderator protected keeps its rating). Returns
+    the result of every seat (by seat id) for the caller to store on the seats. Rating rows are
+    rewritten; a player with no rated match left goes back to the start value. Must run inside
+    a transaction (the queue's rows stay locked)."""
     assert transaction.get_connection().in_atomic_block, "rerate runs inside a transaction"
     rules, players = QUEUE_RULES[queue]
     rows = {r.user_id: r for r in Rating.objects.select_for_update().filter(queue=queue)}
@@ -178,6 +180,14 @@ def rerate(queue: str, *, reason: str = "") -> dict[int, Result]:
         seat_of = {s.user_id: s for s in seats if s.user_id is not None}
         for (user_id, place), (mu0, s0), (mu1, s1) in zip(places, current, new, strict=True):
             _, _, games, wins = state.get(user_id, (MU, SIGMA, 0, 0))
+            if seat_of[user_id].rating_protected:
+                # A moderator's remedy: the match leaves this player's rating as it was (the
+                # others are still rated against them).
+                state[user_id] = (mu0, s0, games, wins)
+                by_seat[seat_of[user_id].pk] = Result(
+                    user_id, place, as_record(mu0, s0), as_record(mu0, s0)
+                )
+                continue
             state[user_id] = (mu1, s1, games + 1, wins + (place == 1))
             by_seat[seat_of[user_id].pk] = Result(
                 user_id, place, as_record(mu0, s0), as_record(mu1, s1)
@@ -207,7 +217,7 @@ def rerate(queue: str, *, reason: str = "") -> dict[int, Result]:
         )
     if changed:
         audit.record(
-            action="rating.recomputed",
+            action=actions.RATING_RECOMPUTED,
             extra={"queue": queue, "reason": reason, "changed": changed},
         )
     return by_seat

@@ -76,3 +76,20 @@ def player_disputes(context: dict[str, Any], player: Any) -> dict[str, Any]:
         return {"disputes": []}
     rows = Dispute.objects.filter(player=player).select_related("match")
     return {"disputes": list(rows.order_by("-opened_at", "-id")[:5]), "total": rows.count()}
+
+
+@register.filter
+def pct(value: Any) -> str:
+    """A share (0 to 1) as a whole percentage; a dash without one."""
+    if value is None:
+        return "–"
+    return f"{float(value) * 100:.0f}%"
+
+
+@register.filter
+def ms(value: Any) -> str:
+    """Milliseconds, readably: "40 ms", "1.2 s"; a dash without a value."""
+    if value is None:
+        return "–"
+    value = float(value)
+    return f"{value:.0f} ms" if value < 1000 else f"{value / 1000:.1f} s"

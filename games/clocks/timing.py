@@ -13,7 +13,7 @@ from django.conf import settings
 
 def time_scale() -> float:
     """How much faster than real time the clocks run: 1 in production, e.g. 0.05 in tests."""
-    return float(getattr(settings, "LUDO_TIME_SCALE", 1.0))
+    return float(settings.LUDO_TIME_SCALE)
 
 
 def scaled(seconds: float) -> timedelta:
@@ -24,8 +24,8 @@ def scaled(seconds: float) -> timedelta:
 def inprocess_enabled() -> bool:
     """Whether the web process sweeps the clocks itself (``LUDO_INPROCESS_CLOCK``: by default
     exactly when there is no Redis, and so no Celery worker and beat)."""
-    default = not getattr(settings, "REDIS_URL", None)
-    return bool(getattr(settings, "LUDO_INPROCESS_CLOCK", default))
+    chosen = settings.LUDO_INPROCESS_CLOCK
+    return not settings.REDIS_URL if chosen is None else bool(chosen)
 
 
 # The wake-up events of the in-process clocks ticking in this process (`sweeps.InProcessClock`

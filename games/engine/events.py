@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, get_args
 
 
 class Rolled(NamedTuple):
@@ -172,6 +172,11 @@ Event = (
     | BonusPicked
     | Shielded
 )
+
+
+# Every event's kind, read from the classes (a kind is a constant of its class): the replay
+# tells engine events from the services' own by it.
+KINDS: frozenset[str] = frozenset(cls.kind.fget(None) for cls in get_args(Event))
 
 
 def as_dict(event: Event) -> dict[str, Any]:

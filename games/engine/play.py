@@ -278,19 +278,7 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
     if shields and captures:
         shields = frozenset(x for x in shields if (x[1], x[2]) not in captures)
     if shield or held == "shield":
-        if held in ("double", "control"):
-            raise IllegalAction("Only one bonus per roll: this roll already used one")
-        if not rules.power:
-            raise IllegalAction("Shields belong to Power, which this game does not play")
-        if to > rules.last_track:
-            if shield:
-                raise IllegalAction("A Shield goes only on a pawn that ends its move on the track")
-        elif stock[player][2] < 1:
-            raise IllegalAction("There is no shield bonus in your stock")
-        else:
-            stock = _stock_add(stock, player, 2, -1)
-            shields = shields | {(player, c, i)}
-            events.append(Shielded(player, c, i))
+        stock, shields = _shield(state, chosen, shield, stock, shields, events)
     reasons: list[str] = ["six"] if six else []
     if captures and rules.extra_roll_on_capture:
         reasons.append("capture")
@@ -300,11 +288,7 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
             reasons.append("home")
     if bonus:
         picked = picked | {square}
-        if bonus == "plus":
-            reasons.append("plus")
-        else:
-            stock = _stock_add(stock, player, STORED_BONUSES.index(bonus), 1)
-        events.append(BonusPicked(player, bonus, square))
+        stock = _pick_bonus(player, bonus, square, stock, reasons, events)
     if rules.sixes_reset_on_capture_or_home and (captures or home):
         sixes = 0
     phase = "roll"
@@ -328,6 +312,49 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
     after = (rules, seats, player, phase, pawns, 0, 0, sixes, 0, placings, out, (), stock, picked,
              shields, "")  # fmt: skip
     return _new(State, after), tuple(events)
+
+
+def _shield(
+    state: State,
+    chosen: Move,
+    shield: bool,
+    stock: tuple[tuple[int, int, int], ...],
+    shields: frozenset[tuple[int, int, int]],
+    events: list[Event],
+) -> tuple[tuple[tuple[int, int, int], ...], frozenset[tuple[int, int, int]]]:
+    """Power: a Shield on the moved pawn (asked with the move, or with the roll), paid from
+    the stock; the new stock and shields, the Shielded event appended to `events`."""
+    rules, player, held = state.rules, state.to_play, state.bonus
+    if held in ("double", "control"):
+        raise IllegalAction("Only one bonus per roll: this roll already used one")
+    if not rules.power:
+        raise IllegalAction("Shields belong to Power, which this game does not play")
+    if chosen.to > rules.last_track:
+        if shield:
+            raise IllegalAction("A Shield goes only on a pawn that ends its move on the track")
+        return stock, shields
+    if stock[player][2] < 1:
+        raise IllegalAction("There is no shield bonus in your stock")
+    events.append(Shielded(player, chosen.corner, chosen.pawn))
+    return _stock_add(stock, player, 2, -1), shields | {(player, chosen.corner, chosen.pawn)}
+
+
+def _pick_bonus(
+    player: int,
+    bonus: str,
+    square: int,
+    stock: tuple[tuple[int, int, int], ...],
+    reasons: list[str],
+    events: list[Event],
+) -> tuple[tuple[int, int, int], ...]:
+    """Power: the pawn ended on a bonus square: Plus is an extra roll (added to `reasons`),
+    the others go into the stock; the BonusPicked event appended to `events`."""
+    if bonus == "plus":
+        reasons.append("plus")
+    else:
+        stock = _stock_add(stock, player, STORED_BONUSES.index(bonus), 1)
+    events.append(BonusPicked(player, bonus, square))
+    return stock
 
 
 def _place(row: tuple[int, ...], i: int, to: int) -> tuple[int, ...]:

@@ -95,19 +95,9 @@ def dumps(state: State) -> str:
     return " ".join(tokens)
 
 
-def loads(text: str) -> State:
-    """The state `text` describes; raises IllegalAction naming what is wrong."""
-    if not text.split():
-        raise IllegalAction("An empty position: expected a rule set name and key=value fields")
-    head, *tokens = text.split()
-    rules = rules_from_name(head)
-    fields: dict[str, str] = {}
-    for token in tokens:
-        key, eq, value = token.partition("=")
-        if not eq or key in fields:
-            raise IllegalAction(f"Cannot read {token!r}: expected one key=value per field")
-        fields[key] = value
-    known = {
+# The fields a position's text may hold after the rule set name.
+_FIELDS = frozenset(
+    {
         "to",
         "phase",
         "die",
@@ -123,50 +113,18 @@ def loads(text: str) -> State:
         "bonus",
         "pawns",
     }
-    if set(fields) - known:
-        raise IllegalAction(f"Unknown field {sorted(set(fields) - known)[0]!r}")
+)
+
+
+def loads(text: str) -> State:
+    """The state `text` describes; raises IllegalAction naming what is wrong."""
+    if not text.split():
+        raise IllegalAction("An empty position: expected a rule set name and key=value fields")
+    head, *tokens = text.split()
+    rules = rules_from_name(head)
+    fields = _fields(tokens)
     try:
-        groups = fields["pawns"].split("/")
-        if len(groups) != 4:
-            raise IllegalAction("pawns needs four corners separated by /")
-        pawns = tuple(
-            ()
-            if g == "-"
-            else tuple(
-                YARD if v == "y" else rules.goal if v == "h" else int(v) for v in g.split(",")
-            )
-            for g in groups
-        )
-        seats = (
-            tuple(int(c) for c in fields["seats"])
-            if "seats" in fields
-            else tuple(c for c in range(4) if pawns[c])
-        )
-        stock: tuple[tuple[int, int, int], ...] = (NO_STOCK,) * 4
-        if "stock" in fields:
-            rows = fields["stock"].split("/")
-            stock = tuple((int(r[0]), int(r[1]), int(r[2])) for r in rows)
-        shields = frozenset(
-            (int(s[0]), int(s[1]), int(s[2])) for s in fields.get("shields", "").split(",") if s
-        )
-        state = State(
-            rules,
-            seats,
-            int(fields["to"]),
-            fields.get("phase", "roll"),
-            pawns,
-            int(fields.get("die", 0)),
-            int(fields.get("face", 0)),
-            int(fields.get("sixes", 0)),
-            int(fields.get("tries", 0)),
-            tuple(int(c) for c in fields.get("placings", "")),
-            tuple(int(c) for c in fields.get("out", "")),
-            (),
-            stock,
-            frozenset(int(s) for s in fields.get("picked", "").split(",") if s),
-            shields,
-            fields.get("bonus", ""),
-        )
+        state = _state_of(rules, fields)
     except (KeyError, ValueError, IndexError) as exc:
         if isinstance(exc, IllegalAction):
             raise
@@ -178,6 +136,62 @@ def loads(text: str) -> State:
             raise IllegalAction("phase=move but no pawn can move the die")
         state = state._replace(legal=legal)
     return state
+
+
+def _fields(tokens: list[str]) -> dict[str, str]:
+    """The key=value tokens of a position, each field once and known."""
+    fields: dict[str, str] = {}
+    for token in tokens:
+        key, eq, value = token.partition("=")
+        if not eq or key in fields:
+            raise IllegalAction(f"Cannot read {token!r}: expected one key=value per field")
+        fields[key] = value
+    if set(fields) - _FIELDS:
+        raise IllegalAction(f"Unknown field {sorted(set(fields) - _FIELDS)[0]!r}")
+    return fields
+
+
+def _state_of(rules: Ruleset, fields: dict[str, str]) -> State:
+    """The State the fields spell (KeyError, ValueError or IndexError where they cannot)."""
+    groups = fields["pawns"].split("/")
+    if len(groups) != 4:
+        raise IllegalAction("pawns needs four corners separated by /")
+    pawns = tuple(
+        ()
+        if g == "-"
+        else tuple(YARD if v == "y" else rules.goal if v == "h" else int(v) for v in g.split(","))
+        for g in groups
+    )
+    seats = (
+        tuple(int(c) for c in fields["seats"])
+        if "seats" in fields
+        else tuple(c for c in range(4) if pawns[c])
+    )
+    stock: tuple[tuple[int, int, int], ...] = (NO_STOCK,) * 4
+    if "stock" in fields:
+        rows = fields["stock"].split("/")
+        stock = tuple((int(r[0]), int(r[1]), int(r[2])) for r in rows)
+    shields = frozenset(
+        (int(s[0]), int(s[1]), int(s[2])) for s in fields.get("shields", "").split(",") if s
+    )
+    return State(
+        rules,
+        seats,
+        int(fields["to"]),
+        fields.get("phase", "roll"),
+        pawns,
+        int(fields.get("die", 0)),
+        int(fields.get("face", 0)),
+        int(fields.get("sixes", 0)),
+        int(fields.get("tries", 0)),
+        tuple(int(c) for c in fields.get("placings", "")),
+        tuple(int(c) for c in fields.get("out", "")),
+        (),
+        stock,
+        frozenset(int(s) for s in fields.get("picked", "").split(",") if s),
+        shields,
+        fields.get("bonus", ""),
+    )
 
 
 def _check(state: State) -> None:

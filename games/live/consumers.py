@@ -27,12 +27,13 @@ from django.db import connections
 
 from games import services
 from games.live import presence, watchers
-from games.live.wire import Intent, RateLimit, WireError, error_frame, frame, parse
+from games.live.wire import RateLimit, WireError, error_frame, frame, parse
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.match.selectors import match_by_code, match_with_seats, snapshot_for, visible_events
 from games.models import Match
-from games.services.kernel import room_clocks
+from games.services import broadcast
+from games.services.deadlines import room_clocks
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -61,7 +62,7 @@ def _session_of(scope: dict[str, Any]) -> str:
 # waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
 # process behind it. Changes to one match stay in order: the services lock its row.
 _db_threads = ThreadPoolExecutor(
-    max_workers=int(getattr(settings, "LUDO_DB_THREADS", 16)), thread_name_prefix="ludo-db"
+    max_workers=int(settings.LUDO_DB_THREADS), thread_name_prefix="ludo-db"
 )
 
 
@@ -109,7 +110,7 @@ _heartbeat: asyncio.Task[None] | None = None
 
 
 def _heartbeat_seconds() -> float:
-    return float(getattr(settings, "LUDO_HEARTBEAT_SECONDS", HEARTBEAT_SECONDS))
+    return float(settings.LUDO_HEARTBEAT_SECONDS)
 
 
 def _watch(consumer: MatchConsumer) -> None:
@@ -177,8 +178,8 @@ def _seqs(ids: list[int], counts: dict[tuple[int, int], int]) -> dict[int, int]:
 
 def _rate() -> tuple[float, int]:
     return (
-        float(getattr(settings, "LUDO_WS_RATE", 8.0)),
-        int(getattr(settings, "LUDO_WS_BURST", 16)),
+        float(settings.LUDO_WS_RATE),
+        int(settings.LUDO_WS_BURST),
     )
 
 
@@ -222,7 +223,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         # queue behind other database work under load.
         await self.accept()
         self.session = _session_of(self.scope)
-        if _open_by_session[self.session] >= int(getattr(settings, "SOCKETS_PER_SESSION", 12)):
+        if _open_by_session[self.session] >= settings.SOCKETS_PER_SESSION:
             self.session = ""
             await self.send(
                 error_frame("too_many_sockets", "Too many open rooms in this browser: close some")
@@ -252,14 +253,19 @@ class MatchConsumer(AsyncWebsocketConsumer):
         )
         several = self.user is not None and list(found[1].values()).count(self.user.pk) > 1
         self.viewer_corner = None if several else self.corner
-        self.group = f"match.{match_id}"
+        self.group = broadcast.group_name(match_id)
         # Join the group before reading the snapshot, so no change falls between the two.
         await self.channel_layer.group_add(self.group, self.channel_name)
         self.match_id = match_id
         if self.corner is not None and self.user is not None:
             # Sockets are counted per player across tabs and processes (`games.live.presence`).
             snapshot = await _arrive(
-                match_id, self.user, self.corner, self.viewer_corner, _socket_ip(self.scope)
+                match_id,
+                self.user,
+                self.corner,
+                self.viewer_corner,
+                _socket_ip(self.scope),
+                _socket_agent(self.scope),
             )
         else:
             self.watching = True
@@ -312,7 +318,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.send(error_frame("not_seated", "You are watching: only seated players act"))
             return
         try:
-            result = await on_db_thread(_act)(self.match_id, self.user, intent)
+            result = await _act(match_id=self.match_id, user=self.user, intent=intent)
         except ServiceError as e:
             await self.send(error_frame(e.code, e.message, self.sent_v))
             return
@@ -508,6 +514,11 @@ def _socket_ip(scope: dict[str, Any]) -> str | None:
         return None
 
 
+def _socket_agent(scope: dict[str, Any]) -> bytes:
+    """The browser's User-Agent header on the socket's handshake (empty if none)."""
+    return next((v for k, v in scope.get("headers") or () if k == b"user-agent"), b"")
+
+
 def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
     """The corner `user` sits in, from {corner: user id}."""
     if user is None:
@@ -558,11 +569,16 @@ async def _loaded(match_id: int, v: int | None) -> Loaded | None:
 
 @on_db_thread
 def _arrive(
-    match_id: int, user: Any, corner: int, viewer_corner: int | None, ip: str | None = None
+    match_id: int,
+    user: Any,
+    corner: int,
+    viewer_corner: int | None,
+    ip: str | None = None,
+    user_agent: bytes = b"",
 ) -> dict[str, Any] | None:
     """Mark the seat connected (grace over) and read the snapshot, in one trip to the
     database thread."""
-    presence.seat_connected(match_id=match_id, user=user, ip=ip)
+    presence.seat_connected(match_id=match_id, user=user, ip=ip, user_agent=user_agent)
     loaded = _load_now(match_id)
     if loaded is None:
         return None
@@ -585,30 +601,4 @@ def _restart_clock(match_id: int, seq: int) -> None:
         services.match_clock_restart(match_id=match_id, seq=seq)
 
 
-def _act(match_id: int, user: Any, intent: Intent) -> Any:
-    """The one service call for a client's intent; its `ActionResult`."""
-    if intent.t == "roll":
-        return services.match_roll(
-            match_id=match_id,
-            user=user,
-            seq=intent.v,
-            action_id=intent.id,
-            bonus=intent.bonus,
-            face=intent.face,
-        )
-    if intent.t == "move":
-        return services.match_move(
-            match_id=match_id,
-            user=user,
-            seq=intent.v,
-            action_id=intent.id,
-            pawn=intent.pawn,
-            pawn_corner=intent.corner,
-            shield=intent.shield,
-        )
-    if intent.t == "undo":
-        return services.match_undo(match_id=match_id, user=user, seq=intent.v)
-    if intent.t == "react":
-        services.match_react(match_id=match_id, user=user, reaction=intent.reaction)
-        return None
-    return services.match_resign(match_id=match_id, user=user)
+_act = on_db_thread(services.match_act)

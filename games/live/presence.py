@@ -148,7 +148,7 @@ def store() -> Store:
     global _store
     with _store_lock:
         if _store is None:
-            url = getattr(settings, "REDIS_URL", None)
+            url = settings.REDIS_URL
             # Matches are numbered per database: the site's prefix (by default from the
             # database's name) keeps two sites' counts apart.
             _store = RedisStore(url, settings.REDIS_PREFIX) if url else MemoryStore()
@@ -165,13 +165,17 @@ def reset_store(new: Store | None = None) -> None:
 # ---------------------------------------------------------------------------- connections
 
 
-def seat_connected(*, match_id: int, user: Any, ip: str | None = None) -> None:
+def seat_connected(
+    *, match_id: int, user: Any, ip: str | None = None, user_agent: bytes | str = b""
+) -> None:
     """A seated player's socket opened: they are back in their seat (grace over, and a seat
     the computer played is theirs again)."""
     store().opened(match_id, user.pk)
     # A seat that is gone (the match was deleted) has nothing to mark.
     with contextlib.suppress(ServiceError):
-        services.seat_set_connected(match_id=match_id, user=user, connected=True, ip=ip)
+        services.seat_set_connected(
+            match_id=match_id, user=user, connected=True, ip=ip, user_agent=user_agent
+        )
 
 
 def seat_disconnected(*, match_id: int, user: Any, ip: str | None = None) -> None:

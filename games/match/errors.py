@@ -23,6 +23,9 @@ CODES = frozenset(
         "too_many_guests",  # this address made its hour's guest players already
         "too_many_rooms",  # this player has as many open rooms as allowed, or made its hour's
         "pause",  # a roll no pawn could use: the die passes on after a short pause
+        "not_void",  # an un-void on a match that is not void
+        "not_ranked",  # rating protection on a match that moved no rating
+        "already_protected",  # the player's rating is protected from this match already
     }
 )
 

@@ -20,32 +20,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.engine import Event, Move, State, dumps, move, new_game, resign, roll
-from games.engine.events import TurnPassed
+from games.engine.events import KINDS, TurnPassed
 from games.models import Match, MatchEvent
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
 
-# Kinds of the events the engine emits (`as_dict(event)["kind"]`); every other kind in the
+# Kinds of the events the engine emits (`as_dict(event)["kind"]`, `games.engine.events.KINDS`);
+# every other kind in the
 # stream is a service event (created, joined, client_seed, started, timeout, leave, undone,
-# ended).
-ENGINE_KINDS = frozenset(
-    {
-        "rolled",
-        "no_move",
-        "six_forfeited",
-        "released",
-        "moved",
-        "captured",
-        "home",
-        "finished",
-        "extra_roll",
-        "turn_passed",
-        "resigned",
-        "won",
-        "bonus_picked",
-        "shielded",
-    }
-)
+# bot_took_seat, away, bot_said, voided, ended).
+ENGINE_KINDS = KINDS
 
 
 def snapshot_of(state: State, *, rolls: int, turn: int) -> dict[str, Any]:

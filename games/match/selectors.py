@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from games.engine import MARKS, Move, State, new_game, rules_name, view_for
+from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name, view_for
+from games.match import rooms
 from games.match.errors import ServiceError
-from games.models import Match, MatchEvent, Seat, Status
+from games.models import Match, MatchEvent, Mode, Seat, Status
 
 STATUS_NAMES = {
     Status.WAITING: "waiting",
@@ -26,12 +27,26 @@ BOT_LABEL = "BOT"
 
 
 def match_by_code(code: str) -> Match:
-    """The match with room code `code` (spaces and case ignored)."""
-    cleaned = "".join(str(code).split()).upper()
-    try:
-        return Match.objects.get(code=cleaned)
-    except Match.DoesNotExist:
-        raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
+    """The match with room code `code`, as someone typed it (`rooms.normalise`)."""
+    cleaned = rooms.normalise(str(code))
+    match = None if cleaned is None else Match.objects.filter(code=cleaned).first()
+    if match is None:
+        raise ServiceError("not_found", f"There is no match with room code {code!r}")
+    return match
+
+
+def ranked_seat_in_play(user: Any, *, besides: Match | None = None) -> Seat | None:
+    """The user's seat (with its match) in a ranked match that is waiting or being played and
+    that they have not left, other than `besides`: an account plays one at a time."""
+    seats = Seat.objects.filter(
+        user_id=user.pk,
+        left=False,
+        match__mode=Mode.RANKED,
+        match__status__in=(Status.WAITING, Status.ACTIVE),
+    )
+    if besides is not None:
+        seats = seats.exclude(match=besides)
+    return seats.select_related("match").first()
 
 
 def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:
@@ -136,35 +151,10 @@ def snapshot_for(
     viewer = _viewer_corner(seat_list, state, viewer_user, viewer_corner)
     private = view_for(shown, viewer)
     by_corner = {s.corner: s for s in seat_list}
-    seat_rows = []
-    for corner in rules.seats_for(match.players):
-        colour = rules.colours[corner]
-        seat = by_corner.get(corner)
-        seat_rows.append(
-            {
-                "corner": corner,
-                "colour": colour,
-                "mark": MARKS[colour],
-                "taken": seat is not None,
-                "name": seat_name(seat, match) if seat is not None else None,
-                "bot": bool(seat and seat.bot),
-                "label": BOT_LABEL if seat is not None and seat.bot else None,
-                "you": viewer is not None and corner == viewer,
-                "connected": bool(seat and seat.connected),
-                # The computer plays this player's seat until they are back (mensch, party).
-                "away": bool(seat and seat.away),
-                "missed_turns": seat.missed_turns if seat is not None else 0,
-                "place": seat.place if seat is not None else None,
-                "left": bool(seat and seat.left),
-                "level": seat.bot if seat is not None and seat.bot else None,
-                # When the seat's last connection closed: the room counts the grace down.
-                "disconnected_at": seat.disconnected_at.isoformat()
-                if seat is not None and seat.disconnected_at
-                else None,
-                # Ranked: the seat's rating change once the match is rated.
-                "rating_change": seat.rating_change if seat is not None else None,
-            }
-        )
+    seat_rows = [
+        _seat_row(match, corner, by_corner.get(corner), viewer)
+        for corner in rules.seats_for(match.players)
+    ]
     playing = state is not None and state.phase != "over"
     legal = (
         [_legal(m) for m in state.legal]
@@ -208,14 +198,7 @@ def snapshot_for(
         "pause_until": match.pause_until.isoformat() if match.pause_until else None,
         "commitment": match.commitment,
         "legal": legal,
-        "board": {
-            "track_len": rules.track_len,
-            "quarter": rules.quarter,
-            "last_track": rules.last_track,
-            "goal": rules.goal,
-            "safe": sorted(rules.safe),
-            "bonus": {str(s): kind for s, kind in sorted(rules.board.bonus.items())},
-        },
+        "board": _board(rules),
     }
     if rules.power:
         snap["stock"] = list(private.stock[viewer]) if viewer is not None else None
@@ -223,6 +206,45 @@ def snapshot_for(
         snap["shields"] = [list(s) for s in sorted(shown.shields)]
         snap["bonus"] = shown.bonus
     return snap
+
+
+def _seat_row(match: Match, corner: int, seat: Seat | None, viewer: int | None) -> dict[str, Any]:
+    colour = match.rules.colours[corner]
+    return {
+        "corner": corner,
+        "colour": colour,
+        "mark": MARKS[colour],
+        "taken": seat is not None,
+        "name": seat_name(seat, match) if seat is not None else None,
+        "bot": bool(seat and seat.bot),
+        "label": BOT_LABEL if seat is not None and seat.bot else None,
+        "you": viewer is not None and corner == viewer,
+        "connected": bool(seat and seat.connected),
+        # The computer plays this player's seat until they are back (mensch, party).
+        "away": bool(seat and seat.away),
+        "missed_turns": seat.missed_turns if seat is not None else 0,
+        "place": seat.place if seat is not None else None,
+        "left": bool(seat and seat.left),
+        "level": seat.bot if seat is not None and seat.bot else None,
+        # When the seat's last connection closed: the room counts the grace down.
+        "disconnected_at": seat.disconnected_at.isoformat()
+        if seat is not None and seat.disconnected_at
+        else None,
+        # Ranked: the seat's rating change once the match is rated.
+        "rating_change": seat.rating_change if seat is not None else None,
+    }
+
+
+def _board(rules: Ruleset) -> dict[str, Any]:
+    """The board's geometry, for the browser to draw (the same for every viewer)."""
+    return {
+        "track_len": rules.track_len,
+        "quarter": rules.quarter,
+        "last_track": rules.last_track,
+        "goal": rules.goal,
+        "safe": sorted(rules.safe),
+        "bonus": {str(s): kind for s, kind in sorted(rules.board.bonus.items())},
+    }
 
 
 # ---------------------------------------------------------------------------- your games

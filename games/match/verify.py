@@ -384,6 +384,10 @@ def verify_match(match: Match) -> Report:
         end = "placings " + " ".join(rules.colours[c] for c in state.placings)
     else:
         end = match.get_status_display().lower()
+    if match.status == Status.VOID:
+        # Checked like a finished match, but it does not count: say so on the one line.
+        when = f" on {match.voided_at:%Y-%m-%d %H:%M} UTC" if match.voided_at else ""
+        end += f"; VOID: voided by a moderator{when}, it does not count"
     dice_note = "dice verified" if check.revealed else "dice sealed until the end"
     return Report(
         True,

@@ -14,13 +14,16 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 - `play`: roll, move, and a due deadline (`match_timeout`); `bots`: a bot's step;
 - `undo`: take back in local play; `local`: switch a seat, start over (one device);
 - `leave`: forfeit and resign;
-- `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match;
+- `presence`: connected, away, the disconnect grace; `void`: a moderator voids a match
+  (or undoes a void, or protects one player's rating from it);
 - `guests`: a guest's games move to the account they sign in to;
 - `reactions`: a player's quick reaction in an online room; `rematch`: the same seats again;
-- `ranked_seats`: who may sit in a ranked match.
+- `intents`: a client's intent (socket or API) to its action (`match_act`);
+- `ranked_seats`: who may sit in a ranked match;
+- `deadlines`: when the match next needs the server (the deadline `kernel.save` deals).
 - `restart`: a turn's clock started again when its news could not reach the player.
 
-Times come from the database clock (see `games.services.kernel` for the deadlines). Whatever
+Times come from the database clock (see `games.services.deadlines`). Whatever
 fires a due ``turn_deadline`` calls `match_timeout`, which does nothing unless the deadline
 has passed and ``turn_seq`` is still the turn it was given; for a bot's turn it takes the
 bot's step.
@@ -33,6 +36,7 @@ from games.services import broadcast
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
 from games.services.create import HOUSE_RULES, PARTY_OPTIONS, match_create
 from games.services.guests import seats_hand_over
+from games.services.intents import match_act
 from games.services.join import match_join, match_set_client_seed, match_start
 from games.services.kernel import ActionResult
 from games.services.leave import match_forfeit, match_resign
@@ -43,7 +47,7 @@ from games.services.reactions import match_react
 from games.services.rematch import match_rematch, rematch_code
 from games.services.restart import match_clock_restart
 from games.services.undo import match_undo
-from games.services.void import match_void
+from games.services.void import match_unvoid, match_void, seat_protect_rating
 
 __all__ = [
     "BOT_LEVELS",
@@ -53,6 +57,7 @@ __all__ = [
     "ActionResult",
     "ServiceError",
     "bot_act",
+    "match_act",
     "match_create",
     "match_clock_restart",
     "match_forfeit",
@@ -68,9 +73,11 @@ __all__ = [
     "match_start_over",
     "match_timeout",
     "match_undo",
+    "match_unvoid",
     "rematch_code",
     "match_void",
     "seat_grace_expired",
+    "seat_protect_rating",
     "seat_set_connected",
     "seats_hand_over",
 ]

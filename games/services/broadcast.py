@@ -17,6 +17,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db import connection
 
 log = logging.getLogger(__name__)
 
@@ -100,8 +101,6 @@ def _retry_owed() -> None:
         try:
             retry_owed()
         finally:
-            from django.db import connection
-
             connection.close()  # this long-lived thread's: back to the pool between tries
         with _owed_lock:
             if not _owed:

@@ -14,15 +14,18 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models.functions import Now
 
+from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games.engine import (
     RULESETS,
+    Ruleset,
     new_game,
     rules_from_name,
     rules_name,
 )
 from games.match import dice
+from games.match.devices import seat_agent
 from games.match.errors import ServiceError
 from games.models import (
     CODE_ALPHABET,
@@ -122,6 +125,7 @@ def match_create(
     server_seed: str | None = None,
     ip: str | None = None,
     paired: Iterable[Any] | None = None,
+    user_agent: str = "",
 ) -> Match:
     """Open a match. The host takes the lowest free seat (in local play every seat that is not
     a bot); bots take the corners given. It starts at once when every seat is filled.
@@ -133,22 +137,90 @@ def match_create(
 
     ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
     ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
-    goes into the audit log.
+    goes into the audit log; ``user_agent`` (the host's browser) is stored on their seats.
     """
+    rules, chosen = _rules_of(ruleset, mode, house_rules, options)
+    try:
+        corners = rules.seats_for(int(players))
+    except (ValueError, TypeError) as exc:
+        raise ServiceError("bad_request", str(exc)) from exc
+    bot_levels = check_bot_levels(bots)
+    paired_ids = sorted({int(u.pk) for u in paired or ()})
+    _check_corners(mode, corners, bot_levels, first, server_seed, host, paired_ids)
+    host_corners = _host_corners(mode, host, [c for c in corners if c not in bot_levels])
+    seed = server_seed if server_seed is not None else dice.new_server_seed()
+    host_seed = check_client_seed(client_seed)
+    options_stored = {
+        **({"paired": paired_ids} if mode == Mode.RANKED else {}),
+        "rules": rules_name(rules),
+        "house_rules": [n for n in chosen if n in HOUSE_RULES],
+        "pairs": rules.pairs,
+        "power": rules.power,
+        "first": first,
+    }
+    with transaction.atomic():
+        if mode == Mode.RANKED and host is not None:
+            ranked_may_sit(host)
+        if host is not None:
+            _may_open_room(host, waits=mode in (Mode.FRIENDLY, Mode.RANKED))
+        now = db_now()
+        match = _open_room(
+            ruleset=ruleset,
+            options=options_stored,
+            players=len(corners),
+            mode=mode,
+            host=host,
+            server_seed=seed,
+        )
+        change = Change(match=match, now=now, seats=[])
+        change.event(
+            "created",
+            {
+                "rules": rules_name(rules),
+                "mode": mode,
+                "players": len(corners),
+                "commitment": match.commitment,
+            },
+        )
+        _seat_host_and_bots(change, host, host_corners, host_seed, bot_levels, ip, user_agent)
+        _audit_created(change, host, host_corners, bot_levels, ip)
+        if len(change.seats) == len(corners):
+            deal_first_turn(change)
+        save(change)
+    return match
+
+
+def _rules_of(
+    ruleset: str,
+    mode: str,
+    house_rules: Mapping[str, Any] | Iterable[str] | None,
+    options: Mapping[str, Any] | Iterable[str] | None,
+) -> tuple[Ruleset, list[str]]:
+    """The Ruleset a new match plays, and the option names chosen for it."""
     if ruleset not in RULESETS:
         raise ServiceError("bad_request", f"There is no rule set {ruleset!r}")
     if mode not in Mode.values:
         raise ServiceError("bad_request", f"There is no mode {mode!r}")
     chosen = _option_names(house_rules, HOUSE_RULES) + _option_names(options, PARTY_OPTIONS)
     try:
-        rules = rules_from_name("+".join([ruleset, *chosen]))  # cached: one Board per name
-        corners = rules.seats_for(int(players))
+        return rules_from_name("+".join([ruleset, *chosen])), chosen  # cached: one Board a name
     except (ValueError, TypeError) as exc:
         raise ServiceError("bad_request", str(exc)) from exc
-    bot_levels = check_bot_levels(bots)
+
+
+def _check_corners(
+    mode: str,
+    corners: tuple[int, ...],
+    bot_levels: dict[int, str],
+    first: int | None,
+    server_seed: str | None,
+    host: Any,
+    paired_ids: list[int],
+) -> None:
+    """Refuse bots in ranked, a ranked match not made by matchmaking, a bot or a first player
+    on a corner with no seat, and a chosen server seed outside practice."""
     if bot_levels and mode == Mode.RANKED:
         raise ServiceError("ranked_no_bots", "Ranked matches never seat a bot")
-    paired_ids = sorted({int(u.pk) for u in paired or ()})
     if mode == Mode.RANKED and (host is None or host.pk not in paired_ids):
         raise ServiceError(
             "ranked_by_matchmaking", "Ranked matches are made by quick match: join a ranked queue"
@@ -160,107 +232,96 @@ def match_create(
         raise ServiceError("bad_request", f"Corner {first} has no seat in this match")
     if server_seed is not None and mode != Mode.PRACTICE:
         raise ServiceError("bad_request", "A chosen server seed is for practice simulations only")
-    free = [c for c in corners if c not in bot_levels]
+
+
+def _host_corners(mode: str, host: Any, free: list[int]) -> list[int]:
+    """The host's corners: every free one in local play, else the first free one (none when
+    there is no host, or in practice when bots fill every seat)."""
     if mode == Mode.LOCAL:
         if host is None:
             raise ServiceError("bad_request", "Local play needs the host whose device it is")
         if not free:
             raise ServiceError("bad_request", "At least one seat is a person")
-        host_corners = free
-    elif host is not None and free:
-        host_corners = free[:1]
-    elif host is not None and mode != Mode.PRACTICE:
+        return free
+    if host is not None and free:
+        return free[:1]
+    if host is not None and mode != Mode.PRACTICE:
         raise ServiceError("bad_request", "The host needs a seat, but bots fill every seat")
-    else:
-        host_corners = []
-    seed = server_seed if server_seed is not None else dice.new_server_seed()
-    host_seed = check_client_seed(client_seed)
+    return []
 
-    with transaction.atomic():
-        if mode == Mode.RANKED and host is not None:
-            ranked_may_sit(host)
-        if host is not None:
-            _may_open_room(host, waits=mode in (Mode.FRIENDLY, Mode.RANKED))
-        now = db_now()
-        match = None
-        for _ in range(20):
-            try:
-                with transaction.atomic():
-                    match = Match.objects.create(
-                        code=_new_code(),
-                        ruleset=ruleset,
-                        options={
-                            **({"paired": paired_ids} if mode == Mode.RANKED else {}),
-                            "rules": rules_name(rules),
-                            "house_rules": [n for n in chosen if n in HOUSE_RULES],
-                            "pairs": rules.pairs,
-                            "power": rules.power,
-                            "first": first,
-                        },
-                        players=len(corners),
-                        mode=mode,
-                        host=host,
-                        server_seed=seed,
-                        commitment=dice.commitment(seed),
-                    )
-                break
-            except IntegrityError:
-                continue  # a room code taken already: draw another
-        if match is None:
-            raise RuntimeError("no free room code after 20 draws")
-        change = Change(match=match, now=now, seats=[])
-        change.event(
-            "created",
-            {
-                "rules": rules_name(rules),
-                "mode": mode,
-                "players": len(corners),
-                "commitment": match.commitment,
-            },
+
+def _open_room(*, server_seed: str, **fields: Any) -> Match:
+    """The new match row under a fresh room code (drawn again if one is taken)."""
+    for _ in range(20):
+        try:
+            with transaction.atomic():
+                return Match.objects.create(
+                    code=_new_code(),
+                    server_seed=server_seed,
+                    commitment=dice.commitment(server_seed),
+                    **fields,
+                )
+        except IntegrityError:
+            continue  # a room code taken already: draw another
+    raise RuntimeError("no free room code after 20 draws")
+
+
+def _seat_host_and_bots(
+    change: Change,
+    host: Any,
+    host_corners: list[int],
+    host_seed: str,
+    bot_levels: dict[int, str],
+    ip: str | None,
+    user_agent: str | None,
+) -> None:
+    match, now = change.match, change.now
+    seats = [
+        Seat(
+            match=match,
+            corner=c,
+            user=host,
+            client_seed=host_seed if i == 0 else dice.new_client_seed(),
+            joined_at=now,
+            ip=ip,
+            **seat_agent(user_agent),
         )
-        seats = [
-            Seat(
-                match=match,
-                corner=c,
-                user=host,
-                client_seed=host_seed if i == 0 else dice.new_client_seed(),
-                joined_at=now,
-                ip=ip,
-            )
-            for i, c in enumerate(host_corners)
-        ]
-        seats += [bot_seat(match, c, level, now) for c, level in sorted(bot_levels.items())]
-        seats.sort(key=lambda s: s.corner)
-        Seat.objects.bulk_create(seats)
-        change.seats = seats_of(match)
-        for seat in change.seats:
-            joined_event(change, seat)
+        for i, c in enumerate(host_corners)
+    ]
+    seats += [bot_seat(match, c, level, now) for c, level in sorted(bot_levels.items())]
+    seats.sort(key=lambda s: s.corner)
+    Seat.objects.bulk_create(seats)
+    change.seats = seats_of(match)
+    for seat in change.seats:
+        joined_event(change, seat)
+
+
+def _audit_created(
+    change: Change, host: Any, host_corners: list[int], bot_levels: dict[int, str], ip: str | None
+) -> None:
+    match = change.match
+    audit.record(
+        action=actions.MATCH_CREATED,
+        actor=host,
+        ip=ip,
+        obj=match,
+        extra={
+            "code": match.code,
+            "rules": match.options["rules"],
+            "mode": match.mode,
+            "players": match.players,
+            "commitment": match.commitment,
+            "bots": {str(c): level for c, level in sorted(bot_levels.items())},
+        },
+    )
+    if host_corners:
         audit.record(
-            action="match.created",
+            action=actions.MATCH_JOINED,
             actor=host,
             ip=ip,
             obj=match,
-            extra={
-                "code": match.code,
-                "rules": rules_name(rules),
-                "mode": mode,
-                "players": len(corners),
-                "commitment": match.commitment,
-                "bots": {str(c): level for c, level in sorted(bot_levels.items())},
-            },
+            extra={"corners": host_corners},
         )
-        if host_corners:
-            audit.record(
-                action="match.joined",
-                actor=host,
-                ip=ip,
-                obj=match,
-                extra={"corners": host_corners},
-            )
-        if len(change.seats) == len(corners):
-            deal_first_turn(change)
-        save(change)
-    return match
 
 
 def deal_first_turn(change: Change) -> None:
@@ -290,7 +351,7 @@ def deal_first_turn(change: Change) -> None:
     change.audits.append(
         partial(
             audit.record,
-            action="match.started",
+            action=actions.MATCH_STARTED,
             obj=match,
             extra={"code": match.code, "first": first, "client_seed": client_seed},
         )
@@ -301,8 +362,8 @@ def _may_open_room(host: Any, *, waits: bool) -> None:
     """Refuse a room that `waits` for players to a host with ``ROOMS_WAITING_PER_PLAYER`` (10)
     rooms waiting already, and any room to a host who made ``ROOMS_PER_PLAYER_HOUR`` (60) in
     the last hour: one account (or a script) cannot fill the tables with rooms nobody plays."""
-    waiting = int(getattr(settings, "ROOMS_WAITING_PER_PLAYER", 10))
-    hourly = int(getattr(settings, "ROOMS_PER_PLAYER_HOUR", 60))
+    waiting = settings.ROOMS_WAITING_PER_PLAYER
+    hourly = settings.ROOMS_PER_PLAYER_HOUR
     hosted = Match.objects.filter(host_id=host.pk)
     if waits and hosted.filter(status=Status.WAITING).count() >= waiting:
         raise ServiceError(

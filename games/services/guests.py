@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.models import (
     Match,
@@ -32,7 +33,7 @@ def seats_hand_over(*, guest: Any, account: Any) -> int:
         Match.objects.filter(pk__in=matches, host=guest).update(host=account)
         if moved:
             audit.record(
-                action="user.guest_merged",
+                action=actions.USER_GUEST_MERGED,
                 actor=account,
                 obj=account,
                 extra={"guest": guest.username, "seats": len(moved), "matches": matches},

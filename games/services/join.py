@@ -7,7 +7,9 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
+from games.match.devices import seat_agent
 from games.match.errors import ServiceError
 from games.models import (
     ENDED,
@@ -35,7 +37,12 @@ from games.services.ranked_seats import note_same_ip, ranked_may_sit
 
 
 def match_join(
-    *, code: str, user: Any, client_seed: str | None = None, ip: str | None = None
+    *,
+    code: str,
+    user: Any,
+    client_seed: str | None = None,
+    ip: str | None = None,
+    user_agent: str = "",
 ) -> Seat:
     """Take the lowest free seat of a waiting match; the match starts when it is full."""
     seed = check_client_seed(client_seed)
@@ -59,14 +66,24 @@ def match_join(
                 )
             ranked_may_sit(user, match=match)
         seat = Seat.objects.create(
-            match=match, corner=free[0], user=user, client_seed=seed, joined_at=change.now, ip=ip
+            match=match,
+            corner=free[0],
+            user=user,
+            client_seed=seed,
+            joined_at=change.now,
+            ip=ip,
+            **seat_agent(user_agent),
         )
         change.seats = seats_of(match)
         joined_event(change, seat)
         if match.mode == Mode.RANKED:
             note_same_ip(match, seat, change.seats)
         audit.record(
-            action="match.joined", actor=user, ip=ip, obj=match, extra={"corners": [seat.corner]}
+            action=actions.MATCH_JOINED,
+            actor=user,
+            ip=ip,
+            obj=match,
+            extra={"corners": [seat.corner]},
         )
         if len(free) == 1:
             deal_first_turn(change)

@@ -21,21 +21,21 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q
 from django.db.models.functions import Now
 
+from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games.clocks import timing
-from games.engine import Event, IllegalAction, State, as_dict, legal_moves, loads
+from games.engine import Event, IllegalAction, State, as_dict, loads
 from games.engine import Move as EngineMove
 from games.engine import move as engine_move
 from games.engine import resign as engine_resign
 from games.engine import roll as engine_roll
 from games.engine.events import TurnPassed
-from games.match import dice
+from games.match import dice, rooms
 from games.match.errors import ServiceError
 from games.match.replay import snapshot_of
 from games.match.selectors import snapshot_for
@@ -43,10 +43,8 @@ from games.models import ENDED, Match, MatchEvent, Seat, Status, Turn
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
 from games.services import broadcast
+from games.services.deadlines import deadline_of, pass_pause
 from ranked import ratings
-
-# Modes where a human's turn runs against the clock (practice and local play wait).
-CLOCKED_MODES = frozenset({"ranked", "friendly"})
 
 
 @dataclass
@@ -63,49 +61,6 @@ class ActionResult:
     events: list[dict[str, Any]]
     snapshot: dict[str, Any]
     repeated: bool = False
-
-
-# ---------------------------------------------------------------------------- settings
-
-
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
-
-
-def room_clocks(match: Match) -> dict[str, float | None]:
-    """The clocks a room draws, on this site's clock: a person's time per step
-    (``turn_seconds``) and a disconnected player's time to come back (``grace_seconds``);
-    None where there is none (practice and local play)."""
-    rules = match.rules
-    grace = None
-    if match.mode != "local" and rules.on_disconnect != "none" and rules.disconnect_seconds:
-        grace = float(rules.disconnect_seconds) * timing.time_scale()
-    return {"turn_seconds": turn_seconds(match), "grace_seconds": grace}
-
-
-def turn_seconds(match: Match) -> float | None:
-    """A human's time per step in this match, or None when the match has no clock."""
-    rules = match.rules
-    if match.mode not in CLOCKED_MODES or not rules.turn_seconds or rules.on_timeout == "none":
-        return None
-    return rules.turn_seconds * _setting("LUDO_TIME_SCALE", 1.0)
-
-
-def bot_delay() -> float:
-    """The pause before a bot's step or an auto-move, so people can follow it."""
-    return _setting("LUDO_BOT_DELAY", 0.8)
-
-
-def pass_pause() -> float:
-    """The pause after a roll no pawn can use, before the die passes (seed 001: "the game
-    says so, pauses, passes the die")."""
-    return _setting("LUDO_PASS_PAUSE", 1.5)
-
-
-def reclaim_window() -> float:
-    """Seed 000: after two missed turns the bot plays on "until you tap the die at the start of
-    your turn": the seconds the player has at the start of each turn to take the seat back."""
-    return _setting("LUDO_RECLAIM_SECONDS", 3.0)
 
 
 # ---------------------------------------------------------------------------- the change
@@ -135,9 +90,16 @@ class Change:
     reclaimed: bool = False
     # The player to act is back within the wait (mensch) with this many seconds left.
     resume_clock: float | None = None
+    # When the seat to play could act: the match's previous change (read with the lock), then
+    # each action of this change. A roll's or move's think time runs from it.
+    since: datetime | None = None
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
+        self.since = getattr(self.match, "acted_at", None)
+        pause = self.match.pause_until
+        if self.since is not None and pause is not None and pause > self.since:
+            self.since = pause  # after a lost roll the next player can act when the pause ends
         snap = self.match.snapshot or {}
         if snap.get("notation"):
             self.state = loads(snap["notation"])
@@ -193,6 +155,13 @@ class Change:
             setattr(seat, name, value)
         self.seats_changed.setdefault(seat.pk, set()).update(values)
 
+    def think_ms(self) -> int | None:
+        """Milliseconds since the seat could act; the next action counts from now."""
+        since, self.since = self.since, self.now
+        if since is None:
+            return None
+        return max(0, round((self.now - since).total_seconds() * 1000))
+
     # -- the actions
 
     def roll(
@@ -225,6 +194,7 @@ class Change:
                 by=by,
                 action_id=action_id,
                 at=self.now,
+                think_ms=self.think_ms(),
             )
         )
         self.rolls += 1
@@ -284,6 +254,7 @@ class Change:
                 by=by,
                 action_id=action_id,
                 at=self.now,
+                think_ms=self.think_ms(),
             )
         )
         self.state = state
@@ -337,25 +308,31 @@ def acting_seat(change: Change, user: Any, corner: int | None) -> Seat:
     return next((s for s in mine if s.corner == to_play), mine[0])
 
 
+def _locking() -> models.QuerySet[Match]:
+    """Matches locked until the transaction ends, with the database clock as ``db_now`` and
+    the time of their last event as ``acted_at`` (in the same statement: think times)."""
+    last = MatchEvent.objects.filter(match=models.OuterRef("pk")).order_by("-seq").values("at")
+    return Match.objects.select_for_update().annotate(
+        db_now=Now(), acted_at=models.Subquery(last[:1], output_field=models.DateTimeField())
+    )
+
+
 def lock_match(match_id: int) -> Match:
-    """The match, locked until the transaction ends, with the database clock as ``db_now``."""
+    """The match, locked until the transaction ends (see `_locking`)."""
     try:
-        return Match.objects.select_for_update().annotate(db_now=Now()).get(pk=match_id)
+        return _locking().get(pk=match_id)
     except (Match.DoesNotExist, ValueError, TypeError):
         raise ServiceError("not_found", "There is no such match") from None
 
 
 def lock_match_code(code: str) -> Match:
-    try:
-        return (
-            Match.objects.select_for_update().annotate(db_now=Now()).get(code=normalise_code(code))
-        )
-    except Match.DoesNotExist:
-        raise ServiceError("not_found", f"There is no match with room code {code!r}") from None
-
-
-def normalise_code(code: str) -> str:
-    return "".join(str(code).split()).upper()
+    """`lock_match` by room code, as someone typed it (`rooms.normalise`)."""
+    cleaned = rooms.normalise(str(code))
+    locked = _locking()
+    match = None if cleaned is None else locked.filter(code=cleaned).first()
+    if match is None:
+        raise ServiceError("not_found", f"There is no match with room code {code!r}")
+    return match
 
 
 def seats_of(match: Match) -> list[Seat]:
@@ -365,43 +342,6 @@ def seats_of(match: Match) -> list[Seat]:
 def begin(match: Match) -> Change:
     now = getattr(match, "db_now", None) or db_now()
     return Change(match=match, now=now, seats=seats_of(match))
-
-
-def _deadline(change: Change) -> datetime | None:
-    """When the match next needs the server: a bot's step, an auto-move, or a human's clock."""
-    match, state = change.match, change.state
-    if match.status != Status.ACTIVE or state is None or state.phase == "over":
-        return None
-    # After a roll no pawn could use, the next player's time starts when the die passes.
-    start = max(change.now, match.pause_until or change.now)
-    seat = change.seat_to_play()
-    if seat.bot or seat.away:
-        # A bot's seat, or a player's the computer plays while they are away (presence).
-        return start + timedelta(seconds=bot_delay())
-    rules = match.rules
-    if (
-        rules.on_disconnect == "computer"
-        and match.mode != "local"
-        and not seat.connected
-        and seat.disconnected_at is not None
-    ):
-        # Seed 001: "the game waits 45 seconds for them": their turn waits for the grace
-        # (`seat_grace_expired` hands the seat to the computer and deals a deadline again).
-        return None
-    if state.phase == "move" and len(legal_moves(state)) == 1:
-        return change.now + timedelta(seconds=bot_delay())
-    seconds = turn_seconds(match)
-    if seconds is None:
-        return None
-    if rules.on_timeout == "bot" and seat.missed_turns >= 2:
-        # After two missed turns the bot keeps playing until the player taps the die at the
-        # start of their turn: a short window to do so, then the bot plays the turn.
-        return start + timedelta(seconds=reclaim_window())
-    if change.resume_clock is not None:
-        return start + timedelta(seconds=change.resume_clock)
-    if change.clock_runs_on and match.turn_deadline is not None and match.turn_deadline > start:
-        return match.turn_deadline  # one deadline covers the roll and the move
-    return start + timedelta(seconds=seconds)
 
 
 def _finish_if_over(change: Change) -> None:
@@ -438,7 +378,7 @@ def _finish_if_over(change: Change) -> None:
     change.audits.append(
         partial(
             audit.record,
-            action="match.finished",
+            action=actions.MATCH_FINISHED,
             obj=match,
             extra={
                 "code": match.code,
@@ -453,8 +393,10 @@ def _finish_if_over(change: Change) -> None:
         change.audits.append(partial(ratings.record_changes, match, results))
 
 
-def save(change: Change) -> None:
-    """Write everything the change appended and the match's updated fields."""
+def save(change: Change, *, keep_deadline: bool = False) -> None:
+    """Write everything the change appended and the match's updated fields. The deadline is
+    dealt again from the new state, unless `keep_deadline` (a change that does not touch
+    whoever is playing leaves their clock alone)."""
     match = change.match
     _finish_if_over(change)
     if change.state is not None:
@@ -463,7 +405,8 @@ def save(change: Change) -> None:
     if change.passed_on_roll:
         match.pause_until = change.now + timedelta(seconds=pass_pause())
         change.match_fields.add("pause_until")
-    match.turn_deadline = _deadline(change)
+    if not keep_deadline:
+        match.turn_deadline = deadline_of(change)
     by_model: dict[type, list[Any]] = {}
     for row in change.rows:
         by_model.setdefault(type(row), []).append(row)

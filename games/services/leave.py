@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
 from games.models import (
@@ -44,7 +45,7 @@ def take_out(
     change.audits.append(
         partial(
             audit.record,
-            action="match.forfeited" if forfeit else "match.resigned",
+            action=actions.MATCH_FORFEITED if forfeit else actions.MATCH_RESIGNED,
             actor=actor if actor is not None else seat.user,
             ip=ip,
             obj=change.match,
@@ -121,7 +122,7 @@ def hand_to_bot(change: Change, seat: Seat, actor: Any, ip: str | None) -> None:
     change.audits.append(
         partial(
             audit.record,
-            action="match.bot_took_seat",
+            action=actions.MATCH_BOT_TOOK_SEAT,
             actor=actor if actor is not None else seat.user,
             ip=ip,
             obj=change.match,

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
 from games.models import ENDED, Match, Mode, Status
@@ -77,7 +78,7 @@ def match_start_over(*, match_id: int, user: Any, ip: str | None = None) -> Matc
             change.audits.append(
                 partial(
                     audit.record,
-                    action="match.aborted",
+                    action=actions.MATCH_ABORTED,
                     actor=user,
                     ip=ip,
                     obj=match,

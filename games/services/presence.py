@@ -15,8 +15,10 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.clocks.timing import scaled
+from games.match.devices import seat_agent
 from games.match.errors import ServiceError
 from games.models import (
     Match,
@@ -57,12 +59,17 @@ def _presence_save(change: Change, who_plays: list[Seat]) -> None:
     (`who_plays`: the computer takes it or gives it back), the whole change is saved, which
     deals its deadline again (a bot's pause, or the player's own clock); otherwise the
     deadline of whoever is playing stays as it was."""
-    state, match = change.state, change.match
-    playing = match.status == Status.ACTIVE and state is not None and state.phase != "over"
-    if playing and state is not None and any(s.corner == state.to_play for s in who_plays):
+    if any(_plays_now(change, s) for s in who_plays):
         save(change)
         return
     save_seats(change)
+
+
+def _plays_now(change: Change, seat: Seat) -> bool:
+    """Whether `seat` is the one to play in an active match."""
+    state, match = change.state, change.match
+    playing = match.status == Status.ACTIVE and state is not None and state.phase != "over"
+    return playing and state is not None and seat.corner == state.to_play
 
 
 def seat_back(change: Change, seat: Seat) -> None:
@@ -71,7 +78,14 @@ def seat_back(change: Change, seat: Seat) -> None:
     change.seat_update(seat, away=False, gone=False)
 
 
-def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | None = None) -> None:
+def seat_set_connected(
+    *,
+    match_id: int,
+    user: Any,
+    connected: bool,
+    ip: str | None = None,
+    user_agent: str | bytes | None = None,
+) -> None:
     """Record whether the user's seats have a live connection. Connecting clears the grace
     and gives an away seat back to its player; the last connection closing starts the grace
     (`seat_grace_expired` decides, when the clock sweep finds it ran out). The caller counts
@@ -91,7 +105,10 @@ def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | N
         # player has the rest of their time back (not a fresh clock to stall with).
         waits = match.rules.on_disconnect == "computer" and match.mode != Mode.LOCAL
         state = change.state
+        agent = seat_agent(user_agent) if connected and user_agent else None
         for seat in seats:
+            if agent and agent["user_agent"] != seat.user_agent:
+                change.seat_update(seat, **agent)  # the latest browser the player sat at
             to_play = (
                 match.status == Status.ACTIVE
                 and state is not None
@@ -126,7 +143,9 @@ def seat_set_connected(*, match_id: int, user: Any, connected: bool, ip: str | N
         _presence_save(change, seats if back or (waits and events) else [])
         for kind, seat in events:
             audit.record(
-                action="seat.disconnected" if kind == "disconnected" else "seat.connected",
+                action=actions.SEAT_DISCONNECTED
+                if kind == "disconnected"
+                else actions.SEAT_CONNECTED,
                 actor=user,
                 ip=ip,
                 obj=match,
@@ -169,8 +188,20 @@ def seat_grace_expired(*, match_id: int, corner: int) -> str | None:
             save(change)
             return "forfeit"
         # "computer" (mensch) and "bot" (party): the computer plays the seat's turns at a
-        # bot's pace (`match_timeout`) until the player connects again or acts.
+        # bot's pace (`match_timeout`) until the player connects again or acts. Who plays the
+        # seat changes, so it is a change of the game: a numbered event (the room and a
+        # moderator's timeline see it) and an audit entry, like a bot taking a leaver's seat.
         change.seat_update(seat, away=True, clock_left=None)
-        _presence_save(change, [seat])
-        _presence_broadcast(match, [_presence_event("away", seat, change)])
+        change.event("away", {"corner": seat.corner, "reason": "disconnected"})
+        change.audits.append(
+            partial(
+                audit.record,
+                action=actions.SEAT_AWAY,
+                actor=seat.user,
+                obj=match,
+                extra={"corner": seat.corner, "reason": "disconnected"},
+            )
+        )
+        # The clock is dealt again only when it is this seat's turn (a bot's pause now).
+        save(change, keep_deadline=not _plays_now(change, seat))
         return "away"

@@ -10,13 +10,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from accounts.models import is_guest
+from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
+from games.match.selectors import ranked_seat_in_play
 from games.models import (
     Match,
-    Mode,
     Seat,
-    Status,
 )
 
 
@@ -28,15 +28,7 @@ def ranked_may_sit(user: Any, match: Match | None = None) -> None:
         raise ServiceError("forbidden", "Ranked play is for accounts: sign up or sign in first")
     # The user model, not type(user): a request's user is a lazy object (a 500, issue 12).
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
-    busy = Seat.objects.filter(
-        user_id=user.pk,
-        left=False,
-        match__mode=Mode.RANKED,
-        match__status__in=(Status.WAITING, Status.ACTIVE),
-    )
-    if match is not None:
-        busy = busy.exclude(match=match)
-    other = busy.select_related("match").first()
+    other = ranked_seat_in_play(user, besides=match)
     if other is not None:
         raise ServiceError(
             "ranked_busy",
@@ -52,7 +44,7 @@ def note_same_ip(match: Match, seat: Seat, seats: list[Seat]) -> None:
     shared = [s for s in others if s.ip and str(s.ip) == str(seat.ip)]
     if shared:
         audit.record(
-            action="match.same_ip",
+            action=actions.MATCH_SAME_IP,
             actor=seat.user,
             ip=seat.ip,
             obj=match,

@@ -8,7 +8,7 @@ from django.db import transaction
 
 from audit.clock import db_now
 from games.models import Match, Seat, Status
-from games.services.kernel import turn_seconds
+from games.services.deadlines import turn_seconds
 
 
 def match_clock_restart(*, match_id: int, seq: int) -> bool:

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
 from games.match.replay import load_actions, undo_point
@@ -45,16 +46,16 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
         change = begin(match)
         if user is None or not any(s.user_id == user.pk for s in change.seats):
             raise ServiceError("not_seated", "You have no seat in this match")
-        actions = load_actions(match)
+        played = load_actions(match)
         if seq is not None and (
             seq > match.seq
-            or any(a.seq > seq and getattr(a.row, "by", "") in ("", "player") for a in actions)
+            or any(a.seq > seq and getattr(a.row, "by", "") in ("", "player") for a in played)
         ):
             raise ServiceError(
                 "stale", f"The match has moved on (v{match.seq}, not v{seq}): here is the new state"
             )
         people = {s.corner for s in change.seats if not s.bot}
-        point = undo_point(match, people, actions)
+        point = undo_point(match, people, played)
         if point is None:
             raise ServiceError("no_undo", "There is no roll or move of a person to take back")
         target, restored = point
@@ -73,7 +74,7 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
         change.audits.append(
             partial(
                 audit.record,
-                action="match.undone",
+                action=actions.MATCH_UNDONE,
                 actor=user,
                 obj=match,
                 extra={"code": match.code, **data},

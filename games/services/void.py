@@ -1,4 +1,5 @@
-"""Voiding a finished match (a moderator upheld a dispute), re-rating its queue."""
+"""Voiding a finished match (a moderator upheld a dispute), re-rating its queue; undoing a
+void; and a remedy short of a void, protecting one player's rating from a match."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
+from audit import actions
 from audit import services as audit
 from games.match.errors import ServiceError
 from games.models import (
@@ -48,7 +50,7 @@ def match_void(*, match_id: int, reason: str, actor: Any, ip: str | None = None)
             )
         change.event("voided", {"status": "void", "reason": reason})
         audit.record(
-            action="match.voided",
+            action=actions.MATCH_VOIDED,
             actor=actor,
             ip=ip,
             obj=match,
@@ -58,6 +60,80 @@ def match_void(*, match_id: int, reason: str, actor: Any, ip: str | None = None)
         if queue is not None:
             _store_rerated(ratings.rerate(queue, reason=f"match {match.code} voided"))
     return match
+
+
+def match_unvoid(*, match_id: int, reason: str, actor: Any, ip: str | None = None) -> Match:
+    """Undo a void (a moderator found it wrong): the match counts again. Its places come back
+    from the replay, and a rated match's queue is re-rated with it in its place. Audited with
+    the reason (staff only); the stream says "unvoided"."""
+    reason = str(reason).strip()
+    if not reason:
+        raise ServiceError("bad_request", "Say why the void is undone")
+    with transaction.atomic():
+        match = lock_match(match_id)
+        if match.status != Status.VOID:
+            raise ServiceError("not_void", "This match is not void")
+        change = begin(match)
+        state = change.state
+        if state is None or state.phase != "over":
+            raise ServiceError("not_finished", "Only a finished match can count again")
+        queue = ratings.queue_of(match)
+        match.status = Status.FINISHED
+        match.voided_at = None
+        match.void_reason = ""
+        change.match_fields.update({"voided_at", "void_reason"})
+        for place, corner in enumerate(state.placings, start=1):
+            seat = change.seat_at(corner)
+            if seat is not None:
+                change.seat_update(seat, place=place)
+        change.event("unvoided", {"status": "finished"})
+        audit.record(
+            action=actions.MATCH_UNVOIDED,
+            actor=actor,
+            ip=ip,
+            obj=match,
+            extra={"code": match.code, "reason": reason, "queue": queue},
+        )
+        save(change)
+        if queue is not None:
+            _store_rerated(ratings.rerate(queue, reason=f"match {match.code} counts again"))
+    return match
+
+
+def seat_protect_rating(
+    *, match_id: int, user: Any, reason: str, actor: Any, ip: str | None = None
+) -> list[int]:
+    """A remedy short of a void: the finished ranked match no longer moves `user`'s rating
+    (say, after the server dropped their connection); it still counts for the others. The
+    queue is re-rated. Returns the corners protected."""
+    reason = str(reason).strip()
+    if not reason:
+        raise ServiceError("bad_request", "Say why the rating is protected")
+    with transaction.atomic():
+        match = lock_match(match_id)
+        if match.status != Status.FINISHED:
+            raise ServiceError("not_finished", "Only a finished match that counts can be changed")
+        queue = ratings.queue_of(match)
+        if queue is None:
+            raise ServiceError("not_ranked", "This match moved no rating")
+        seats = list(Seat.objects.filter(match=match, user_id=getattr(user, "pk", None)))
+        if not seats:
+            raise ServiceError("not_seated", "That player has no seat in this match")
+        if all(s.rating_protected for s in seats):
+            raise ServiceError("already_protected", "That player's rating is protected already")
+        for seat in seats:
+            seat.rating_protected = True
+            seat.save(update_fields=["rating_protected"])
+        corners = [s.corner for s in seats]
+        audit.record(
+            action=actions.MATCH_RATING_PROTECTED,
+            actor=actor,
+            ip=ip,
+            obj=match,
+            extra={"code": match.code, "user": user.pk, "corners": corners, "reason": reason},
+        )
+        _store_rerated(ratings.rerate(queue, reason=f"match {match.code}: a rating protected"))
+    return corners
 
 
 def _store_rerated(results: Mapping[int, ratings.Result]) -> None:

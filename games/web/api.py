@@ -222,6 +222,7 @@ def matches(request: HttpRequest) -> HttpResponse:
         host=request.user,
         bots=bots,
         ip=client_ip(request),
+        user_agent=request.META.get("HTTP_USER_AGENT", ""),
     )
     return JsonResponse(_links(request, match.code), status=201)
 
@@ -235,7 +236,12 @@ def match_detail(request: HttpRequest, code: str) -> HttpResponse:
 
 @api("POST", auth=True)
 def match_join(request: HttpRequest, code: str) -> HttpResponse:
-    seat = services.match_join(code=_code(code), user=request.user, ip=client_ip(request))
+    seat = services.match_join(
+        code=_code(code),
+        user=request.user,
+        ip=client_ip(request),
+        user_agent=request.META.get("HTTP_USER_AGENT", ""),
+    )
     return JsonResponse({"corner": seat.corner, **_links(request, seat.match.code)})
 
 
@@ -256,31 +262,9 @@ def match_action(request: HttpRequest, code: str) -> HttpResponse:
     match = _match(code)
     if intent.t == "resync":
         raise ApiError("bad_message", f"GET /api/matches/{match.code} for the snapshot")
-    if intent.t == "roll":
-        result = services.match_roll(
-            match_id=match.pk,
-            user=request.user,
-            seq=intent.v,
-            action_id=intent.id,
-            bonus=intent.bonus,
-            face=intent.face,
-        )
-    elif intent.t == "move":
-        result = services.match_move(
-            match_id=match.pk,
-            user=request.user,
-            seq=intent.v,
-            action_id=intent.id,
-            pawn=intent.pawn,
-            pawn_corner=intent.corner,
-            shield=intent.shield,
-        )
-    elif intent.t == "undo":
-        result = services.match_undo(match_id=match.pk, user=request.user, seq=intent.v)
-    else:
-        services.match_resign(match_id=match.pk, user=request.user)
-        result = None
-    return JsonResponse(_result(result))
+    result = services.match_act(match_id=match.pk, user=request.user, intent=intent)
+    # A resignation answers {"ok": true} alone, as it always has (a reaction too).
+    return JsonResponse(_result(None if intent.t == "resign" else result))
 
 
 def _result(result: Any) -> dict[str, Any]:

@@ -180,99 +180,115 @@ def _example(title: str, ex: Example) -> Example:
     return ex
 
 
+def _classic_examples(r: Ruleset) -> list[Example]:
+    return [
+        _example("A six brings a pawn out", _play(r, {0: [Y] * 4, 2: [Y] * 4}, [6, "p1"])),
+        _example(
+            "Landing on a square sends every opponent pawn there home",
+            _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
+        ),
+        _example(
+            "Stars and start squares are safe",
+            _play(r, {0: [3, Y, Y, Y], 1: [47, Y, Y, Y]}, [5, "p1"]),
+        ),
+        _example(
+            "A pawn 3 from home: a 5 cannot move it",
+            _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [5]),
+        ),
+        _example("The 3 lands it home", _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [3, "p1"])),
+        _example(
+            "6, 6, 6: the third six is forfeited",
+            _play(r, {0: [10, Y, Y, Y], 2: [Y] * 4}, [6, "p1", 6, "p1", 6]),
+        ),
+    ]
+
+
+def _family_examples(r: Ruleset) -> list[Example]:
+    return [
+        _example("Roll 5 with all four pawns in the yard", _play(r, {0: [Y] * 4, 1: [Y] * 4}, [5])),
+        _example(
+            "Red lands on square 20, on Green's lone pawn",
+            _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
+        ),
+        _example(
+            "Two Green pawns on square 20: no capture, no block",
+            _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
+        ),
+        _example(
+            "On a safe square both stay",
+            _play(r, {0: [16, Y, Y, Y], 1: [8, Y, Y, Y]}, [5, "p1"]),
+        ),
+    ]
+
+
+def _duel_examples(r: Ruleset) -> list[Example]:
+    return [
+        _example(
+            "From the start square, 56 steps home: the last roll must match",
+            _play(r, {0: [50, 20, Y, Y], 2: [Y] * 4}, [6, "p1"]),
+        ),
+        _example(
+            "A pair is captured too, and the capture resets the sixes",
+            _play(r, {0: [14, Y, Y, Y], 2: [46, 46, Y, Y]}, [6, "p1"]),
+        ),
+    ]
+
+
+def _mensch_examples(r: Ruleset) -> list[Example]:
+    return [
+        _example(
+            "Three tries for a six when no pawn is out",
+            _play(r, {0: [Y] * 4, 1: [Y] * 4}, [3, 2, 6]),
+        ),
+        _example(
+            "A six must bring a waiting pawn out",
+            _play(r, {0: [5, Y, Y, Y], 1: [Y] * 4}, [6, "p2"]),
+        ),
+        _example(
+            "Never onto your own pawn",
+            _play(r, {0: [0, 3, Y, Y], 1: [Y] * 4}, [3]),
+        ),
+        _example(
+            "Bringing a pawn out captures on the start square",
+            _play(r, {0: [5, Y, Y, Y], 1: [30, Y, Y, Y]}, [6, "p2"]),
+        ),
+    ]
+
+
+def _party_examples(r: Ruleset) -> list[Example]:
+    return [
+        _example(
+            "Landing on one rival pawn sends it home",
+            _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
+        ),
+        _example(
+            "Two rival pawns against one: nobody goes home",
+            _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
+        ),
+        _example(
+            "Pairs: partners (opposite corners) never capture each other",
+            _play(
+                r.with_options(pairs=True),
+                {0: [15, Y, Y, Y], 1: [Y] * 4, 2: [46, Y, Y, Y], 3: [Y] * 4},
+                [5, "p1"],
+            ),
+        ),
+        _example(
+            "Power: a pawn that ends on a bonus square adds it to the stock",
+            _play(r.with_options(power=True), {0: [0, Y, Y, Y], 1: [Y] * 4}, [2, "p1"]),
+        ),
+    ]
+
+
+_EXAMPLES = {
+    "classic": _classic_examples,
+    "family": _family_examples,
+    "duel": _duel_examples,
+    "mensch": _mensch_examples,
+    "party": _party_examples,
+}
+
+
 def examples(name: str) -> list[Example]:
     """The worked examples of preset `name` (RULES.md and its seed), played on the engine."""
-    r = RULESETS[name]
-    if name == "classic":
-        return [
-            _example("A six brings a pawn out", _play(r, {0: [Y] * 4, 2: [Y] * 4}, [6, "p1"])),
-            _example(
-                "Landing on a square sends every opponent pawn there home",
-                _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
-            ),
-            _example(
-                "Stars and start squares are safe",
-                _play(r, {0: [3, Y, Y, Y], 1: [47, Y, Y, Y]}, [5, "p1"]),
-            ),
-            _example(
-                "A pawn 3 from home: a 5 cannot move it",
-                _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [5]),
-            ),
-            _example("The 3 lands it home", _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [3, "p1"])),
-            _example(
-                "6, 6, 6: the third six is forfeited",
-                _play(r, {0: [10, Y, Y, Y], 2: [Y] * 4}, [6, "p1", 6, "p1", 6]),
-            ),
-        ]
-    if name == "family":
-        return [
-            _example(
-                "Roll 5 with all four pawns in the yard", _play(r, {0: [Y] * 4, 1: [Y] * 4}, [5])
-            ),
-            _example(
-                "Red lands on square 20, on Green's lone pawn",
-                _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
-            ),
-            _example(
-                "Two Green pawns on square 20: no capture, no block",
-                _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
-            ),
-            _example(
-                "On a safe square both stay",
-                _play(r, {0: [16, Y, Y, Y], 1: [8, Y, Y, Y]}, [5, "p1"]),
-            ),
-        ]
-    if name == "duel":
-        return [
-            _example(
-                "From the start square, 56 steps home: the last roll must match",
-                _play(r, {0: [50, 20, Y, Y], 2: [Y] * 4}, [6, "p1"]),
-            ),
-            _example(
-                "A pair is captured too, and the capture resets the sixes",
-                _play(r, {0: [14, Y, Y, Y], 2: [46, 46, Y, Y]}, [6, "p1"]),
-            ),
-        ]
-    if name == "mensch":
-        return [
-            _example(
-                "Three tries for a six when no pawn is out",
-                _play(r, {0: [Y] * 4, 1: [Y] * 4}, [3, 2, 6]),
-            ),
-            _example(
-                "A six must bring a waiting pawn out",
-                _play(r, {0: [5, Y, Y, Y], 1: [Y] * 4}, [6, "p2"]),
-            ),
-            _example(
-                "Never onto your own pawn",
-                _play(r, {0: [0, 3, Y, Y], 1: [Y] * 4}, [3]),
-            ),
-            _example(
-                "Bringing a pawn out captures on the start square",
-                _play(r, {0: [5, Y, Y, Y], 1: [30, Y, Y, Y]}, [6, "p2"]),
-            ),
-        ]
-    if name == "party":
-        return [
-            _example(
-                "Landing on one rival pawn sends it home",
-                _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
-            ),
-            _example(
-                "Two rival pawns against one: nobody goes home",
-                _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
-            ),
-            _example(
-                "Pairs: partners (opposite corners) never capture each other",
-                _play(
-                    r.with_options(pairs=True),
-                    {0: [15, Y, Y, Y], 1: [Y] * 4, 2: [46, Y, Y, Y], 3: [Y] * 4},
-                    [5, "p1"],
-                ),
-            ),
-            _example(
-                "Power: a pawn that ends on a bonus square adds it to the stock",
-                _play(r.with_options(power=True), {0: [0, Y, Y, Y], 1: [Y] * 4}, [2, "p1"]),
-            ),
-        ]
-    raise KeyError(name)
+    return _EXAMPLES[name](RULESETS[name])

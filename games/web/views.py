@@ -27,7 +27,7 @@ from games.match.replay import initial_state, load_actions, steps, undo_point, w
 from games.match.selectors import latest_events, match_by_code, snapshot_for
 from games.models import Match, MatchEvent
 from games.services import reactions
-from games.services.kernel import room_clocks
+from games.services.deadlines import room_clocks
 from games.services.rematch import REMATCH_MODES
 from games.web import ladder
 from games.web.guides import guides, page_data
@@ -188,7 +188,11 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
         (
             "Who starts",
             # Seed 001: in code rooms "who goes first is drawn at random" (Match.draws_first).
-            "Red on one device and against the computer; drawn with the dice in online rooms"
+            (
+                "Red on one device and against the computer; drawn with the dice in online rooms"
+                if rules.name == "mensch"
+                else "red"
+            )
             if rules.first_player == "red"
             else "drawn at random with the dice",
         ),
@@ -260,7 +264,12 @@ def rules(request: HttpRequest) -> HttpResponse:
 def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
     try:
         host = player_for(request)
-        match = services.match_create(host=host, ip=client_ip(request), **kwargs)
+        match = services.match_create(
+            host=host,
+            ip=client_ip(request),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+            **kwargs,
+        )
     except ServiceError as e:
         messages.error(request, e.message)
         return redirect("home")
@@ -473,7 +482,12 @@ def _local_seats(match: Any, seats: list[Any], snapshot: dict[str, Any]) -> list
 def room_join(request: HttpRequest, code: str) -> HttpResponse:
     match = _match(code)
     try:
-        services.match_join(code=match.code, user=player_for(request), ip=client_ip(request))
+        services.match_join(
+            code=match.code,
+            user=player_for(request),
+            ip=client_ip(request),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+        )
     except ServiceError as e:
         messages.error(request, e.message)
     return redirect("room", code=match.code)
@@ -569,6 +583,8 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         frames.append(
             {
                 "turn": step.turn,
+                # The turn the action was played in (a passing move's `turn` is the next).
+                "in": getattr(row, "turn", None) or frames[-1]["turn"],
                 "seq": step.action.seq,
                 "title": said[0] if said else step.action.kind,
                 "words": said,

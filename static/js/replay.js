@@ -21,8 +21,8 @@ function show(i) {
   const f = frames[at];
   board.render(f.position, { animate: walk, turn: f.position.to_play === undefined || f.position.phase === "over" ? null : { corner: f.position.to_play, face: f.position.phase === "move" ? f.position.die || 0 : 0, clock: null } });
   $("slider").value = String(at);
-  $("jump").value = String(f.turn); // the turn box follows the step shown
-  $("where-am-i").textContent = `Step ${at} of ${frames.length - 1} · turn ${f.turn}${f.by && f.by !== "player" ? ` · played by ${f.by}` : ""}`;
+  $("jump").value = String(f.in ?? f.turn); // the turn box follows the step shown
+  $("where-am-i").textContent = `Step ${at} of ${frames.length - 1} · turn ${f.in ?? f.turn}${f.by && f.by !== "player" ? ` · played by ${f.by}` : ""}`;
   const ul = $("step-events");
   ul.replaceChildren();
   for (const w of f.words.length ? f.words : [f.title]) {
@@ -91,7 +91,9 @@ $("last").addEventListener("click", () => show(frames.length - 1));
 $("slider").addEventListener("input", () => show(Number($("slider").value)));
 $("jump").addEventListener("change", () => {
   const turn = Number($("jump").value);
-  const i = frames.findIndex((f) => f.turn >= turn);
+  // A frame's `turn` is the turn after its action (a passing move says the next one), so
+  // look for the first action played in that turn: its `in` (older pages: `turn`).
+  const i = turn <= 1 ? 0 : frames.findIndex((f, k) => k > 0 && (f.in ?? f.turn) >= turn);
   if (i >= 0) show(i);
 });
 document.addEventListener("keydown", (evt) => {

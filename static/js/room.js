@@ -110,6 +110,8 @@ function words(e) {
       return `${seatName(e.corner)}: ${e.text}`;
     case "voided":
       return `The match was voided: ${e.reason}`;
+    case "unvoided":
+      return "A moderator undid the void: the match counts again";
     case "undone":
       return `Undo: back to ${seatName(e.corner)}'s turn (the rolls and moves since are taken back)`;
     case "ended":

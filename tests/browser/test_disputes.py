@@ -26,6 +26,8 @@ ann = User.objects.create_user("ann", password="pw-for-tests-1")
 bob = User.objects.create_user("bob", password="pw-for-tests-1")
 mod = User.objects.create_user("mod", password="pw-for-tests-1", is_staff=True)
 mod.groups.add(Group.objects.get(name="moderators"))
+mod2 = User.objects.create_user("mod2", password="pw-for-tests-1", is_staff=True)
+mod2.groups.add(Group.objects.get(name="moderators"))
 match = services.match_create(
     ruleset="classic", players=2, mode="ranked", host=ann, paired=[ann, bob]
 )
@@ -104,7 +106,13 @@ def test_a_player_disputes_and_a_moderator_reviews_and_upholds(
     moderator.check("input[name=outcome][value=uphold]")
     moderator.fill("textarea[name=reason]", "The turn 3 clock misfired: the match is void.")
     moderator.click("text=Settle the dispute")
-    expect(moderator.locator(".messages")).to_contain_text(f"match {code} is void")
+    # Ranked: the void is proposed, and a second moderator approves it.
+    expect(moderator.locator(".messages")).to_contain_text("a second moderator must approve")
+    second = people().page()
+    sign_in(second, site, "mod2")
+    second.goto(moderator.url)
+    second.click("text=Approve the void")
+    expect(second.locator(".messages")).to_contain_text("the match is void")
 
     player.goto(site + "/")
     expect(player.locator(".site-nav")).to_contain_text("1 new")

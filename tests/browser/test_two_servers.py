@@ -33,6 +33,7 @@ def test_a_friends_game_across_two_server_processes(two_servers: list[str], peop
     ann.fill("input[name=username]", "ann")
     ann.fill("input[name=password1]", "a-long-pass-42")
     ann.fill("input[name=password2]", "a-long-pass-42")
+    ann.check("input[name=terms]")
     ann.click("button[type=submit]")
     expect(ann.locator(".signed-in")).to_contain_text("ann")
     friends = ann.locator("form[action='/play/friends/']")

@@ -52,7 +52,9 @@ def test_a_player_opens_one_dispute_per_match_at_a_time(make_user: Make, moderat
     assert again.value.code == "already_open"
     assert open_one(match, a).player == a  # the other player has their own
     services.dispute_settle(dispute_id=first.pk, moderator=moderator, uphold=False, reason="no")
-    assert open_one(match, b).status == DisputeStatus.OPEN  # settled: a new one may be opened
+    with pytest.raises(DisputeError) as refiled:  # settled: the way on is one appeal
+        open_one(match, b)
+    assert refiled.value.code == "refiled"
     opened = AuditEntry.objects.filter(action="dispute.opened", object_id=str(first.pk)).get()
     assert opened.actor_id == b.pk and opened.extra_data["code"] == match.code
 
@@ -198,9 +200,16 @@ def test_upholding_voids_and_gives_the_ratings_of_a_history_without_the_match(
     )
     assert page.status_code == 302
     dispute.refresh_from_db()
+    assert dispute.is_open and dispute.proposed_by == moderator  # ranked: a second moderator
+    second = make_user("second")
+    second.is_staff = True
+    second.save()
+    second.groups.set(moderator.groups.all())
+    client_for(second).post(reverse("disputes:approve", args=[dispute.pk]), {"approve": "yes"})
+    dispute.refresh_from_db()
     disputed.refresh_from_db()
-    assert dispute.status == DisputeStatus.UPHELD and dispute.settled_by == moderator
-    assert disputed.status == Status.VOID and "b's turn" in disputed.void_reason
+    assert dispute.status == DisputeStatus.UPHELD and dispute.settled_by == second
+    assert disputed.status == Status.VOID and "b's turn" not in disputed.void_reason
     # The ratings equal those computed from scratch over the history without the match.
     want = expected([[a.pk, b.pk], [c.pk, a.pk], [b.pk, a.pk]], [a.pk, b.pk, c.pk])
     for user in (a, b, c):
@@ -210,7 +219,8 @@ def test_upholding_voids_and_gives_the_ratings_of_a_history_without_the_match(
     assert all(s.place is None for s in Seat.objects.filter(match=disputed))
     assert chain.verify() is None
     settled = AuditEntry.objects.get(action="dispute.settled")
-    assert settled.actor_id == moderator.pk and settled.extra_data["outcome"] == "upheld"
+    assert settled.actor_id == second.pk and settled.extra_data["outcome"] == "upheld"
+    assert settled.extra_data["proposed_by"] == moderator.pk
     assert AuditEntry.objects.filter(action="match.voided", object_id=str(disputed.pk)).exists()
     # The player is told: a new decision in the nav, shown on their dispute and the match page.
     player = client_for(b)
@@ -248,21 +258,50 @@ def test_a_settled_dispute_cannot_be_settled_twice(make_user: Make, moderator: U
     assert empty.value.code == "bad_request"
 
 
-def test_a_second_dispute_on_a_voided_match_can_still_be_upheld(
-    make_user: Make, moderator: User
+def test_a_second_dispute_on_a_void_match_is_closed_as_its_duplicate(
+    make_user: Make, moderator: User, settings: Any
 ) -> None:
+    settings.DISPUTE_VOID_APPROVAL = False
     a, b = make_user(), make_user()
     match = finish(ranked_match("duel", [a, b]), [a, b])
     one, two = open_one(match, a), open_one(match, b)
     services.dispute_settle(dispute_id=one.pk, moderator=moderator, uphold=True, reason="bad")
-    services.dispute_settle(dispute_id=two.pk, moderator=moderator, uphold=True, reason="same")
+    with pytest.raises(DisputeError) as void:
+        services.dispute_settle(dispute_id=two.pk, moderator=moderator, uphold=True, reason="same")
+    assert void.value.code == "already_void"
+    assert f"already void by dispute {one.pk}" in void.value.message
+    page = client_for(moderator).get(reverse("disputes:review", args=[two.pk])).content.decode()
+    assert "The match is already void by" in page and f"dispute {one.pk}</a>" in page
+    services.dispute_settle(dispute_id=two.pk, moderator=moderator, outcome="duplicate")
     two.refresh_from_db()
-    assert two.status == DisputeStatus.UPHELD
+    assert two.status == DisputeStatus.DUPLICATE and two.duplicate_of == one
+    assert two.decision == f"This is settled by dispute {one.pk}: the match is void already."
     assert AuditEntry.objects.filter(action="match.voided").count() == 1
     assert (
-        AuditEntry.objects.get(action="dispute.settled", object_id=str(two.pk)).extra_data["voided"]
-        is False
+        AuditEntry.objects.get(action="dispute.settled", object_id=str(two.pk)).extra_data[
+            "duplicate_of"
+        ]
+        == one.pk
     )
+
+
+def test_a_rejection_on_a_void_match_does_not_say_the_result_stands(
+    make_user: Make, moderator: User, settings: Any
+) -> None:
+    settings.DISPUTE_VOID_APPROVAL = False
+    a, b = make_user(), make_user()
+    match = finish(ranked_match("duel", [a, b]), [a, b])
+    one, two = open_one(match, a), open_one(match, b)
+    services.dispute_settle(dispute_id=one.pk, moderator=moderator, uphold=True, reason="bad")
+    c = client_for(moderator)
+    done = c.post(
+        reverse("disputes:settle", args=[two.pk]),
+        {"outcome": "reject", "reason": "Nothing more to do here."},
+        follow=True,
+    ).content.decode()
+    assert "the result stands" not in done and "void by another decision" in done
+    page = client_for(b).get(reverse("disputes:detail", args=[two.pk])).content.decode()
+    assert "result of the match stands" not in page and "void by another decision" in page
 
 
 # ---------------------------------------------------------------------------- the review page
@@ -387,6 +426,25 @@ def test_the_timeline_has_timeouts_disconnects_and_reconnects(
     # Addresses are for staff only: the player's own dispute page never shows them.
     mine = client_for(b).get(reverse("disputes:detail", args=[dispute.pk])).content.decode()
     assert "192.0.2.4" not in mine
+
+
+def test_the_timeline_shows_the_computer_taking_an_away_seat(
+    make_user: Make, settings: Any
+) -> None:
+    a, b = make_user(), make_user()
+    match = games.match_create(ruleset="mensch", players=2, mode="friendly", host=a)
+    games.match_join(code=match.code, user=b)
+    corner_b = Seat.objects.get(match=match, user=b).corner
+    games.seat_set_connected(match_id=match.pk, user=b, connected=True)
+    games.seat_set_connected(match_id=match.pk, user=b, connected=False)
+    settings.LUDO_TIME_SCALE = 0.0  # the grace runs out at once
+    assert games.seat_grace_expired(match_id=match.pk, corner=corner_b) == "away"
+    match = finish(match, [a, b])
+    data = review.review(open_one(match, a, reason="timer"))
+    moments = [(m.flag, m.what, m.corner) for m in data["timeline"]]
+    what = "the computer plays the seat while the player is away"
+    assert ("disconnect", what, corner_b) in moments
+    assert any(e["entry"].action == "seat.away" for e in data["entries"])
 
 
 @pytest.mark.django_db(transaction=True)

@@ -16,7 +16,7 @@ from audit.models import AuditEntry
 from games import services
 from games.match.errors import ServiceError
 from games.models import Match, Seat, Status
-from games.services.kernel import turn_seconds
+from games.services.deadlines import turn_seconds
 from ranked import matchmaking, tasks
 from ranked.matchmaking import QueueError, Waiting
 from ranked.models import Entry, Rating

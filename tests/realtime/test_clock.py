@@ -194,7 +194,7 @@ def test_in_process_clock_wakes_for_a_new_deadline_not_at_its_tick(settings: Any
 
 
 def test_inprocess_default_follows_redis(settings: Any) -> None:
-    del settings.LUDO_INPROCESS_CLOCK
+    settings.LUDO_INPROCESS_CLOCK = None  # unset: it follows REDIS_URL
     settings.REDIS_URL = None
     assert timing.inprocess_enabled()
     settings.REDIS_URL = "redis://127.0.0.1:6379/0"

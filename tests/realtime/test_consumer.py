@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from typing import Any
 
 import pytest
@@ -287,15 +286,3 @@ async def test_one_read_per_change_for_all_sockets_of_a_process(
     assert reads == [match.pk]
     for ws in (ws_a, ws_b, *watchers):
         await ws.disconnect()
-
-
-def test_the_sockets_run_on_the_layer_the_site_runs_on(settings: Any) -> None:
-    """With REDIS_URL set (CI) these tests run on channels-redis, as the site does; without it,
-    in memory, as `make run` does."""
-    from channels.layers import get_channel_layer
-
-    layer = type(get_channel_layer()).__name__
-    wanted = {"core": "RedisChannelLayer"}.get(
-        os.environ.get("CHANNEL_LAYER", ""), "RedisPubSubChannelLayer"
-    )
-    assert layer == (wanted if settings.REDIS_URL else "InMemoryChannelLayer")

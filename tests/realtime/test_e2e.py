@@ -164,7 +164,13 @@ class Player:
                 frame = await asyncio.wait_for(self.frames.get(), 0.5)
                 if frame["t"] == "error":
                     # A race with the clock (the server moved first): take the new state.
-                    assert frame["d"]["code"] in ("stale", "not_your_turn"), frame
+                    # "pause": the die passed to this player after a roll no pawn could use,
+                    # and the server takes no action until the pause ends (nothing is sent
+                    # when it does): act again, as a person pressing again would.
+                    assert frame["d"]["code"] in ("stale", "not_your_turn", "pause"), frame
+                    if frame["d"]["code"] == "pause":
+                        acted_on = -1
+                        await asyncio.sleep(0.2)
                     await self.frame({"t": "resync"})
 
 
@@ -217,9 +223,12 @@ async def full_match(ann: Player, ben: Player) -> None:
     assert any(e["kind"] == "rolled" for e in events_of(timeout))
     # Both play a while; then Ann's connection drops and she is back within the grace.
     stop = asyncio.Event()
-    await asyncio.gather(
-        ann.play(lambda: ann.state["v"] > 40 or stop.is_set()),
-        ben.play(lambda: ann.state["v"] > 40),
+    await asyncio.wait_for(
+        asyncio.gather(
+            ann.play(lambda: ann.state["v"] > 40 or stop.is_set()),
+            ben.play(lambda: ann.state["v"] > 40),
+        ),
+        timeout=120,  # a game that stops moving fails here instead of hanging the run
     )
     await ann.close()
     gone = await ben.next(lambda f: {"kind": "disconnected", "corner": 0} in events_of(f))

@@ -17,6 +17,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import User
+from audit import actions
 from audit.models import AuditEntry
 from games import services
 from games.clocks import sweeps as clock
@@ -207,6 +208,29 @@ def test_mensch_the_computer_plays_until_they_are_back(
     lone = state.phase == "move" and len(state.legal) == 1
     if state.to_play == 0 and not lone:  # her own clock again, not the computer's pause
         assert match.turn_deadline > timezone.now() + timedelta(seconds=10)
+
+
+def test_the_hand_over_is_a_numbered_event_and_audited(
+    players: tuple[User, User], settings: Any
+) -> None:
+    """The computer taking the seat is stored: an "away" event in the stream (so the room and
+    a dispute's timeline show it) and a seat.away audit entry; the match still verifies."""
+    ann, ben = players
+    match = two_player(ann, ben, "mensch")
+    arrive(match, ben)
+    go(match, ben)
+    before = Match.objects.get(pk=match.pk).seq
+    assert run_out(settings, 0.06) == 1
+    settings.LUDO_TIME_SCALE = 1
+    match.refresh_from_db()
+    away = MatchEvent.objects.get(match=match, kind="away")
+    assert away.seq == match.seq == before + 1
+    assert away.data == {"corner": 2, "reason": "disconnected"}
+    entry = AuditEntry.objects.get(action=actions.SEAT_AWAY)
+    assert entry.object_id == str(match.pk) and entry.actor_id == ben.pk
+    assert entry.extra_data == {"corner": 2, "reason": "disconnected"}
+    report = verify_match(match)
+    assert report.ok, report.line
 
 
 def test_away_of_a_seat_not_to_play_leaves_the_clock_alone(

@@ -113,8 +113,11 @@ async def test_mensch_away_and_back_reach_the_room(alice: User, bob: User, setti
     await presence_news(ws_a)  # Bob disconnected
     assert await sweep_after(settings, 0.001, 0.06) >= 1  # the 45 s wait ran out
     settings.LUDO_TIME_SCALE = 1
-    news = await presence_news(ws_a)
+    # The computer taking the seat is a change of the game: a numbered event.
+    news = await frame(ws_a)
+    assert news["t"] == "update" and news["v"] == news["d"]["state"]["v"]
     assert [(e["kind"], e["corner"]) for e in news["d"]["events"]] == [("away", 2)]
+    assert news["d"]["events"][0]["seq"] == news["v"]
     assert seats(news, "away") == [False, True]
     ws_b, again = await joined(match.code, bob)
     assert [s["away"] for s in again["d"]["seats"]] == [False, False]

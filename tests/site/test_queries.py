@@ -25,6 +25,16 @@ pytestmark = pytest.mark.django_db
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
 
+def _outer_from(sql: str) -> str:
+    """The table of a SELECT's own FROM (not a subquery's in its column list)."""
+    depth = 0
+    for i, ch in enumerate(sql):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and sql.startswith(" FROM ", i):
+            return sql[i + 6 :].split()[0]
+    return "?"
+
+
 def statements(captured: CaptureQueriesContext) -> Counter[str]:
     """Statements by verb and table ("SELECT games_match", "INSERT games_roll", ...)."""
     counts: Counter[str] = Counter()
@@ -34,7 +44,7 @@ def statements(captured: CaptureQueriesContext) -> Counter[str]:
         if verb in CONTROL:
             continue
         if verb == "SELECT":
-            table = sql.split(" FROM ", 1)[1].split()[0]
+            table = _outer_from(sql)
         elif verb == "INSERT":
             table = sql.split()[2]
         elif verb == "UPDATE":

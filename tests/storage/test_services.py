@@ -140,6 +140,15 @@ def test_join_refusals(make_user) -> None:
     assert err.value.code == "not_found"
 
 
+def test_a_room_code_is_read_as_people_type_it_everywhere(make_user) -> None:
+    """One normaliser (games.match.rooms): any case, spaces or a dash between the groups."""
+    match = services.match_create(ruleset="classic", players=2, mode="friendly", host=make_user())
+    typed = f" {match.code[:3].lower()}-{match.code[3:].lower()} "
+    assert match_by_code(typed).pk == match.pk
+    seat = services.match_join(code=typed, user=make_user())
+    assert seat.match_id == match.pk
+
+
 def test_client_seeds_until_the_start(make_user) -> None:
     alice, bob = make_user("alice"), make_user("bob")
     match = services.match_create(ruleset="classic", players=2, mode="friendly", host=alice)

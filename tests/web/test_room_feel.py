@@ -19,7 +19,7 @@ from games.match.errors import ServiceError
 from games.match.selectors import snapshot_for
 from games.models import Match, MatchEvent, Seat
 from games.services import reactions
-from games.services.kernel import room_clocks
+from games.services.deadlines import room_clocks
 from games.services.rematch import match_rematch, rematch_code
 from tests.ranked.matches import finish, ranked_match
 

@@ -1,0 +1,94 @@
+"""When a match next needs the server (the one ``turn_deadline`` a change deals): a bot's
+step, an auto-move, a human's clock, the pause after a roll no pawn can use, the window to
+take a seat back. Durations are the rules' times the settings' scale (`ludo_site.settings`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+from games.clocks import timing
+from games.engine import legal_moves
+from games.models import Match, Status
+
+if TYPE_CHECKING:
+    from games.services.kernel import Change
+
+# Modes where a human's turn runs against the clock (practice and local play wait).
+CLOCKED_MODES = frozenset({"ranked", "friendly"})
+
+
+def room_clocks(match: Match) -> dict[str, float | None]:
+    """The clocks a room draws, on this site's clock: a person's time per step
+    (``turn_seconds``) and a disconnected player's time to come back (``grace_seconds``);
+    None where there is none (practice and local play)."""
+    rules = match.rules
+    grace = None
+    if match.mode != "local" and rules.on_disconnect != "none" and rules.disconnect_seconds:
+        grace = float(rules.disconnect_seconds) * timing.time_scale()
+    return {"turn_seconds": turn_seconds(match), "grace_seconds": grace}
+
+
+def turn_seconds(match: Match) -> float | None:
+    """A human's time per step in this match, or None when the match has no clock."""
+    rules = match.rules
+    if match.mode not in CLOCKED_MODES or not rules.turn_seconds or rules.on_timeout == "none":
+        return None
+    return rules.turn_seconds * timing.time_scale()
+
+
+def bot_delay() -> float:
+    """The pause before a bot's step or an auto-move, so people can follow it."""
+    return float(settings.LUDO_BOT_DELAY)
+
+
+def pass_pause() -> float:
+    """The pause after a roll no pawn can use, before the die passes (seed 001: "the game
+    says so, pauses, passes the die")."""
+    return float(settings.LUDO_PASS_PAUSE)
+
+
+def reclaim_window() -> float:
+    """Seed 000: after two missed turns the bot plays on "until you tap the die at the start of
+    your turn": the seconds the player has at the start of each turn to take the seat back."""
+    return float(settings.LUDO_RECLAIM_SECONDS)
+
+
+def deadline_of(change: Change) -> datetime | None:
+    """When the match next needs the server: a bot's step, an auto-move, or a human's clock."""
+    match, state = change.match, change.state
+    if match.status != Status.ACTIVE or state is None or state.phase == "over":
+        return None
+    # After a roll no pawn could use, the next player's time starts when the die passes.
+    start = max(change.now, match.pause_until or change.now)
+    seat = change.seat_to_play()
+    if seat.bot or seat.away:
+        # A bot's seat, or a player's the computer plays while they are away (presence).
+        return start + timedelta(seconds=bot_delay())
+    rules = match.rules
+    if (
+        rules.on_disconnect == "computer"
+        and match.mode != "local"
+        and not seat.connected
+        and seat.disconnected_at is not None
+    ):
+        # Seed 001: "the game waits 45 seconds for them": their turn waits for the grace
+        # (`seat_grace_expired` hands the seat to the computer and deals a deadline again).
+        return None
+    if state.phase == "move" and len(legal_moves(state)) == 1:
+        return change.now + timedelta(seconds=bot_delay())
+    seconds = turn_seconds(match)
+    if seconds is None:
+        return None
+    if rules.on_timeout == "bot" and seat.missed_turns >= 2:
+        # After two missed turns the bot keeps playing until the player taps the die at the
+        # start of their turn: a short window to do so, then the bot plays the turn.
+        return start + timedelta(seconds=reclaim_window())
+    if change.resume_clock is not None:
+        return start + timedelta(seconds=change.resume_clock)
+    if change.clock_runs_on and match.turn_deadline is not None and match.turn_deadline > start:
+        return match.turn_deadline  # one deadline covers the roll and the move
+    return start + timedelta(seconds=seconds)
