@@ -74,6 +74,7 @@ STACK_SETTINGS = {
     "SIGN_UPS_PER_IP": "1000",
     "GUESTS_PER_IP": "1000",
     "ROOMS_PER_PLAYER_HOUR": "1000",
+    "LUDO_PASS_PAUSE": "0",  # as on the embedded server: a test that waits for it says so
 }
 
 

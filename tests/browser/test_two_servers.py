@@ -44,13 +44,12 @@ def test_a_friends_game_across_two_server_processes(two_servers: list[str], peop
     code = ann.locator("#room-code").inner_text()
     assert re.fullmatch(r"\w{3}-\w{3}", code)
 
-    # Bob, a guest, opens the other server and takes the seat: Ann's page, whose socket is on
-    # the first server, hears it.
+    # Bob, a guest, opens the other server and is seated at once (the invite promise): Ann's
+    # page, whose socket is on the first server, hears it.
     bob = people(PHONE).page()
     bob.goto(two + "/")
     bob.fill("input[name=code]", code.lower())
     bob.click("form[action='/join/'] button")
-    bob.click("#take-seat")
     expect(bob.locator(".seat.to-play")).to_have_count(1)
     expect(ann.locator(".waiting")).to_be_hidden()
     expect(ann.locator("#seats")).to_contain_text("Guest")

@@ -224,7 +224,9 @@ class Player:
                     await ws.send(json.dumps({"t": "resync"}))
             elif t == "error":
                 code = d.get("code")
-                if code in ("stale", "not_your_turn", "unavailable", "pause"):
+                # Each says this screen is behind the match (`over`: the other player resigned
+                # while this one acted): resync, as the room page does.
+                if code in ("stale", "not_your_turn", "unavailable", "pause", "over"):
                     self.acted_on = -1
                     await asyncio.sleep(0.3 if code != "unavailable" else 1.0)
                     await ws.send(json.dumps({"t": "resync"}))

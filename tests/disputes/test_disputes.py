@@ -448,9 +448,13 @@ def test_the_timeline_shows_the_computer_taking_an_away_seat(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_moderators_settling_at_once_settle_it_once(make_user: Make, moderator: User) -> None:
+def test_two_moderators_settling_at_once_settle_it_once(
+    make_user: Make, moderator: User, settings: Any
+) -> None:
     """The row lock: two settlements racing, one wins and the other is refused (PostgreSQL;
-    SQLite serialises writers by itself)."""
+    SQLite serialises writers by itself). Upholding here voids at once (no second approval),
+    so both calls settle and only the lock decides which one does."""
+    settings.DISPUTE_VOID_APPROVAL = False
     from django.db import connection
 
     if connection.vendor != "postgresql":
