@@ -344,8 +344,8 @@ def _local_corners() -> list[dict[str, Any]]:
 def join(request: HttpRequest) -> HttpResponse:
     """Join by code: the room page for the code typed, or back home saying what is wrong."""
     typed = request.GET.get("code", "")
-    code = _clean(typed)
-    if not code.isalnum():
+    code = rooms.normalise(typed)
+    if code is None:
         error = "A room code is six letters and digits, like KMN-479."
     elif not Match.objects.filter(code=code).exists():
         error = f"There is no room with the code {typed.strip()[:12]}: check it with your friend."
@@ -355,17 +355,12 @@ def join(request: HttpRequest) -> HttpResponse:
     return _home(request, join_error=error, join_code=typed[:12])
 
 
-def _clean(code: str) -> str:
-    """A room code as typed, without spaces or dashes, upper-cased."""
-    return "".join(ch for ch in code if ch not in " -_.").upper()
-
-
 # ---------------------------------------------------------------------------- a room
 
 
 def _match(code: str) -> Any:
     try:
-        return match_by_code(_clean(code))
+        return match_by_code(code)
     except ServiceError as e:
         raise Http404(e.message) from None
 
