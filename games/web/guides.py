@@ -75,7 +75,12 @@ def _advice(title: str, text: str, pawns: dict[int, list[int]], face: int, pawn:
 @cache
 def guides() -> dict[str, Guide]:
     """The two guides by slug (built once: the Expert bot searches each position)."""
-    rules_guide = Guide(
+    return {g.slug: g for g in (_rules_guide(), _strategy_guide())}
+
+
+def _rules_guide() -> Guide:
+    """Ludo rules for two players: the duel rules, and when to capture or stay safe."""
+    return Guide(
         "duel-rules",
         "Ludo rules for two players, and when to capture or stay safe",
         "The duel rules played here, head to head from opposite corners, with every board "
@@ -174,7 +179,11 @@ def guides() -> dict[str, Guide]:
             ),
         ],
     )
-    strategy = Guide(
+
+
+def _strategy_guide() -> Guide:
+    """How to win at Ludo: strategy for two players."""
+    return Guide(
         "duel-strategy",
         "How to win at Ludo: strategy for two players",
         "Rules of thumb for the duel, each shown on a position played through the engine, with "
@@ -243,7 +252,6 @@ def guides() -> dict[str, Guide]:
             ),
         ],
     )
-    return {g.slug: g for g in (rules_guide, strategy)}
 
 
 def page_data(guide: Guide) -> list[dict[str, Any]]:
