@@ -40,7 +40,6 @@ def _scripted_room(page: Page, site: str) -> tuple[dict[str, Any], list[Any], li
     practise(page, site, ruleset="classic", players="2")
     expect(page.locator("#roll")).to_be_visible()
     code = page.url.rstrip("/").split("/")[-1]
-    snap = page.request.get(f"{site}/api/matches/{code}").json()
     sockets: list[Any] = []
     sent: list[dict] = []
 
@@ -56,6 +55,9 @@ def _scripted_room(page: Page, site: str) -> tuple[dict[str, Any], list[Any], li
             break
         page.wait_for_timeout(50)
     assert sockets, "the room never opened its socket"
+    # Read after the page loaded: the bot may have played meanwhile, and a scripted frame must
+    # be newer than the snapshot the page came with, or the page drops it as stale.
+    snap = page.request.get(f"{site}/api/matches/{code}").json()
     return snap, sockets, sent
 
 
