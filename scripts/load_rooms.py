@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
@@ -58,7 +59,15 @@ class Totals:
     actions: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     closed: int = 0
-    connected: int = 0
+    connected: int = 0  # sockets opened, reconnections included
+    open_now: int = 0
+    most_open: int = 0  # the most sockets open at once
+    reconnects: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)  # sockets the server closed, by code
+    window_actions: int = 0  # actions sent in the measured window
+    window: float = 0.0  # the measured window's length, seconds
+    open_at_start: int = 0  # sockets open when the measured window began
+    open_at_end: int = 0
     cpu: dict[str, float] = field(default_factory=dict)  # share of one core, measured window
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     start: float = 0.0  # when the measured window began
@@ -125,21 +134,49 @@ def make_rooms(n: int, players: int, threads: int = 8) -> list[Room]:
 async def player(
     url: str, room: Room, seat: int, totals: Totals, args: argparse.Namespace, stop: float
 ) -> None:
+    """One seated player's socket for the whole run. A socket the server closes (or that fails
+    to open) is counted and opened again after a pause, as the room page does; the new
+    socket's ``state`` frame catches the player up (events it missed are not counted lost)."""
     from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
 
     ws_url = url.replace("http", "ws", 1) + f"/ws/match/{room.code}/"
-    try:
-        ws = await connect(
-            ws_url,
-            origin=url,  # type: ignore[arg-type]
-            additional_headers={"Cookie": room.cookies[seat]},
-            open_timeout=60,
-            ping_interval=None,
-        )
-    except Exception as e:  # noqa: BLE001 - counted, not fatal
-        totals.errors[f"connect: {type(e).__name__}"] += 1
-        return
-    totals.connected += 1
+    pause = 1.0
+    first = True
+    while time.monotonic() < stop:
+        if not first:
+            await asyncio.sleep(min(pause, max(0.0, stop - time.monotonic())))
+            pause = min(pause * 2, 8.0)
+            totals.reconnects += 1
+        first = False
+        try:
+            ws = await connect(
+                ws_url,
+                origin=url,  # type: ignore[arg-type]
+                additional_headers={"Cookie": room.cookies[seat]},
+                open_timeout=60,
+                ping_interval=None,
+            )
+        except Exception as e:  # noqa: BLE001 - counted, then tried again
+            totals.errors[f"connect: {type(e).__name__}"] += 1
+            continue
+        totals.connected += 1
+        totals.open_now += 1
+        try:
+            await _play(ws, room, totals, args, stop)
+            pause = 1.0
+        except ConnectionClosed as e:
+            code = e.rcvd.code if e.rcvd is not None else "none"
+            totals.dropped[str(code)] += 1
+        finally:
+            totals.open_now -= 1
+            with contextlib.suppress(Exception):
+                await ws.close()
+            totals.closed += 1
+
+
+async def _play(ws: Any, room: Room, totals: Totals, args: argparse.Namespace, stop: float) -> None:
+    """Read one socket's frames until `stop`, acting when it is this player's turn."""
     state: dict[str, Any] = {}
     last_seq = -1
     me = -1
@@ -156,7 +193,8 @@ async def player(
             frame = {"t": "move", "v": v, "id": f"m{v}", "d": {"pawn": best["pawn"]}}
         room.sent[v] = time.monotonic()
         totals.actions += 1
-        await ws.send(json.dumps(frame))
+        with contextlib.suppress(Exception):  # a closed socket shows in the read loop
+            await ws.send(json.dumps(frame))
 
     try:
         while time.monotonic() < stop:
@@ -169,6 +207,8 @@ async def player(
             if frame["t"] == "error":
                 totals.errors[frame["d"]["code"]] += 1
                 await ws.send('{"t": "resync"}')
+                continue
+            if frame["t"] == "ping":
                 continue
             if frame["t"] == "state":
                 state = frame["d"]
@@ -200,8 +240,6 @@ async def player(
     finally:
         if acting is not None:
             acting.cancel()
-        await ws.close()
-        totals.closed += 1
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -210,11 +248,94 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def cpu_seconds(pid: int | None) -> float:
-    """CPU time (user + system) process `pid` has used, or this process's when None."""
+    """CPU time (user + system) process `pid` has used, or this process's when None; 0 for
+    a process that is gone."""
     if pid is None:
         return time.process_time()
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def with_children(pid: int) -> list[int]:
+    """`pid` and every process below it (uvicorn's worker processes)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo.extend(parents.get(p, []))
+    return found
+
+
+def database_backends() -> list[int]:
+    """The PostgreSQL backends serving this run's database (DATABASE_URL)."""
+    import psycopg
+
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        return []
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return [row[0] for row in rows]
+
+
+def redis_pid() -> int | None:
+    """The Redis server's process (REDIS_URL), when it runs on this machine."""
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        return None
+    import redis
+
+    try:
+        return int(redis.Redis.from_url(url).info("server")["process_id"])
+    except Exception:  # noqa: BLE001 - not measured then
+        return None
+
+
+class CpuWatch:
+    """CPU used by groups of processes between `start` and `stop`, as shares of one core."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.redis = redis_pid()
+
+    def groups(self) -> dict[str, list[int | None]]:
+        groups: dict[str, list[int | None]] = {"client": [None]}
+        if self.args.server_pid:
+            groups["server"] = list(with_children(self.args.server_pid))
+        if self.args.database_cpu:
+            groups["postgres"] = list(database_backends())
+        if self.redis:
+            groups["redis"] = [self.redis]
+        for name, pid in self.args.watch:
+            groups[name] = list(with_children(pid))
+        return groups
+
+    def start(self) -> None:
+        self.began = time.monotonic()
+        self.at_start = {pid: cpu_seconds(pid) for pids in self.groups().values() for pid in pids}
+
+    def stop(self) -> dict[str, float]:
+        wall = time.monotonic() - self.began
+        shares = {}
+        for name, pids in self.groups().items():
+            # A process started within the window counts from its start.
+            used = sum(cpu_seconds(pid) - self.at_start.get(pid, 0.0) for pid in pids)
+            shares[name] = used / wall
+        return shares
 
 
 async def run(args: argparse.Namespace, rooms: list[Room]) -> Totals:
@@ -234,12 +355,16 @@ async def run(args: argparse.Namespace, rooms: list[Room]) -> Totals:
     totals.latencies.clear()
     totals.stamps.clear()
     totals.start = time.monotonic()
-    watched = {"client": None, **({"server": args.server_pid} if args.server_pid else {})}
-    cpu = {who: cpu_seconds(pid) for who, pid in watched.items()}
+    totals.open_at_start = totals.open_now
+    watch = CpuWatch(args)
+    watch.start()
+    actions = totals.actions
     measured = time.monotonic()
     await asyncio.sleep(max(0.0, stop - time.monotonic()))
-    wall = time.monotonic() - measured
-    totals.cpu = {who: (cpu_seconds(pid) - cpu[who]) / wall for who, pid in watched.items()}
+    totals.window = time.monotonic() - measured
+    totals.cpu = watch.stop()
+    totals.window_actions = totals.actions - actions
+    totals.open_at_end = totals.open_now
     totals.load = os.getloadavg()
     await asyncio.gather(*tasks)
     return totals
@@ -252,7 +377,12 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between a room's actions")
     parser.add_argument("--seconds", type=float, default=60, help="measured after the ramp")
-    parser.add_argument("--ramp", type=float, default=20, help="seconds to open every room")
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=None,
+        help="seconds to open every room (default 20, or 1 s for every 25 rooms past 500)",
+    )
     parser.add_argument(
         "--client-gc", action="store_true", help="leave this client's garbage collector as is"
     )
@@ -260,9 +390,29 @@ def main() -> None:
         "--worst", type=int, default=5, help="list the seconds with the slowest updates"
     )
     parser.add_argument(
-        "--server-pid", type=int, default=None, help="report this server process's CPU too"
+        "--server-pid",
+        type=int,
+        default=None,
+        help="report this server's CPU too (the process and its worker processes)",
+    )
+    parser.add_argument(
+        "--watch",
+        type=watched,
+        action="append",
+        default=[],
+        metavar="NAME=PID",
+        help="report this process's CPU (with its children) too, e.g. worker=1234",
+    )
+    parser.add_argument(
+        "--no-database-cpu",
+        dest="database_cpu",
+        action="store_false",
+        help="leave out the CPU of the PostgreSQL backends serving DATABASE_URL",
     )
     args = parser.parse_args()
+    if args.ramp is None:
+        # People do not all arrive in the same 20 s: at 1,000 rooms 4,000 sockets open in 40 s.
+        args.ramp = max(20.0, args.rooms / 25)
     made = time.monotonic()
     rooms = make_rooms(args.rooms, args.players)
     print(f"{len(rooms)} rooms of {args.players} made in {time.monotonic() - made:.1f} s")
@@ -274,9 +424,15 @@ def main() -> None:
         gc.set_threshold(50_000, 50, 100)
     totals = asyncio.run(run(args, rooms))
     ms = [x * 1000 for x in totals.latencies]
+    # Sockets: those open when the measured window ended, of the rooms' seats.
     print(
-        f"rooms {args.rooms}, sockets {totals.connected}/{args.rooms * args.players}, "
+        f"rooms {args.rooms}, sockets {totals.open_at_end}/{args.rooms * args.players}, "
         f"actions {totals.actions}, updates received {totals.updates}"
+    )
+    print(
+        f"sockets open at the window's start {totals.open_at_start}, at its end "
+        f"{totals.open_at_end}; opened {totals.connected} (reconnections {totals.reconnects}); "
+        f"closed by the server {dict(totals.dropped) or 'none'}"
     )
     if ms:
         print(
@@ -297,6 +453,24 @@ def main() -> None:
     cpu = ", ".join(f"{who} {share:.0%}" for who, share in totals.cpu.items())
     load = " ".join(f"{x:.2f}" for x in totals.load)
     print(f"CPU (share of one core, measured window): {cpu}; load average {load}")
+    if totals.window_actions:
+        rate = totals.window_actions / totals.window
+        per = ", ".join(
+            f"{who} {share * 1000 / rate:.1f}"
+            for who, share in totals.cpu.items()
+            if who != "client"
+        )
+        print(
+            f"actions in the window {totals.window_actions} ({rate:.0f}/s); "
+            f"CPU ms per player action: {per}"
+        )
+
+
+def watched(text: str) -> tuple[str, int]:
+    name, _, pid = text.partition("=")
+    if not name or not pid.isdigit():
+        raise argparse.ArgumentTypeError("expected NAME=PID")
+    return name, int(pid)
 
 
 if __name__ == "__main__":

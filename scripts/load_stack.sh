@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One load run: a fresh scratch database, the site (daphne or uvicorn, one process, reniced),
-# a Celery worker and beat, then scripts/load_rooms.py against it; everything it started is
-# stopped at the end. The figures are for scripts/LOAD.md.
+# One load run: a fresh scratch database, the site as the README's Production section runs it
+# (uvicorn with 2 worker processes, DEBUG off; or daphne), a Celery worker (2 children) and
+# beat, then scripts/load_rooms.py against it; everything it started is stopped at the end.
+# The figures are for scripts/LOAD.md.
 #
 #   scripts/load_stack.sh SERVER ROOMS [SECONDS]       SERVER: daphne | uvicorn
 #
@@ -12,8 +13,8 @@
 # PostgreSQL and Redis must be up on loopback (as .ci/run starts them). The run uses the
 # database ludo_load (dropped and made anew) and Redis database 5 (flushed). Settings pass
 # through from the environment: CHANNEL_LAYER, DB_CONN_MAX_AGE, DB_POOL, LUDO_GC_TUNE,
-# LUDO_GC_THRESHOLDS, LUDO_DB_THREADS; for uvicorn WORKERS (processes) and WS (its WebSocket
-# implementation, default websockets-sansio). Extra load_rooms.py options go in LOAD_ARGS.
+# LUDO_GC_THRESHOLDS, LUDO_DB_THREADS; for uvicorn WORKERS (processes, default 2 as the README
+# says) and WS (its WebSocket implementation, default websockets-sansio). Extra load_rooms.py options go in LOAD_ARGS.
 # LOAD_SYNC_COMMIT=off sets synchronous_commit on the scratch database (a diagnostic).
 set -euo pipefail
 
@@ -68,7 +69,7 @@ daphne)
 uvicorn)
     nice -n "$niceness" $bin/uvicorn ludo_site.asgi:application --host 127.0.0.1 --port "$port" \
         --loop uvloop --http httptools --ws "${WS:-websockets-sansio}" --no-access-log --log-level warning \
-        ${WORKERS:+--workers "$WORKERS"} >"$logs/server.log" 2>&1 &
+        --workers "${WORKERS:-2}" >"$logs/server.log" 2>&1 &
     ;;
 *)
     echo "SERVER must be daphne or uvicorn, not $server" >&2
@@ -77,11 +78,13 @@ uvicorn)
 esac
 server_pid=$!
 pids+=("$server_pid")
-nice -n "$niceness" $bin/celery -A ludo_site worker --pool=solo --without-gossip --without-mingle \
-    --without-heartbeat -l warning >"$logs/worker.log" 2>&1 &
-pids+=($!)
+nice -n "$niceness" $bin/celery -A ludo_site worker --concurrency 2 -l warning \
+    >"$logs/worker.log" 2>&1 &
+worker_pid=$!
+pids+=("$worker_pid")
 nice -n "$niceness" $bin/celery -A ludo_site beat -l warning -s "$logs/beat-schedule" >"$logs/beat.log" 2>&1 &
-pids+=($!)
+beat_pid=$!
+pids+=("$beat_pid")
 
 for _ in $(seq 1 60); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
@@ -89,9 +92,9 @@ for _ in $(seq 1 60); do
 done
 
 say "server $server, rooms $rooms, seconds $seconds," \
-    "CHANNEL_LAYER=${CHANNEL_LAYER:-pubsub} DB_CONN_MAX_AGE=${DB_CONN_MAX_AGE:-600}" \
-    "DB_POOL=${DB_POOL:-0} LUDO_GC_TUNE=${LUDO_GC_TUNE:-1}" \
-    "LUDO_DB_THREADS=${LUDO_DB_THREADS:-16} WORKERS=${WORKERS:-1} WS=${WS:-websockets-sansio} synchronous_commit=${LOAD_SYNC_COMMIT:-on}" \
+    "CHANNEL_LAYER=${CHANNEL_LAYER:-pubsub} DB_CONN_MAX_AGE=${DB_CONN_MAX_AGE:-default}" \
+    "DB_POOL=${DB_POOL:-default} LUDO_GC_TUNE=${LUDO_GC_TUNE:-1}" \
+    "LUDO_DB_THREADS=${LUDO_DB_THREADS:-16} WORKERS=${WORKERS:-2} WS=${WS:-websockets-sansio} synchronous_commit=${LOAD_SYNC_COMMIT:-on}" \
     "nice $niceness"
 # The database backends serving this run, reniced as they appear.
 (
@@ -108,7 +111,8 @@ pids+=($!)
 say "before: $(uptime)"
 # shellcheck disable=SC2086
 nice -n "$niceness" $bin/python scripts/load_rooms.py "$rooms" --url "http://127.0.0.1:$port" \
-    --seconds "$seconds" --server-pid "$server_pid" ${LOAD_ARGS:-}
+    --seconds "$seconds" --server-pid "$server_pid" --watch "celery=$worker_pid" \
+    --watch "beat=$beat_pid" ${LOAD_ARGS:-}
 say "after: $(uptime)"
 say "server log lines: $(wc -l <"$logs/server.log"), worker errors:" \
     "$(grep -c -i error "$logs/worker.log" || true); logs in $logs"

@@ -30,7 +30,14 @@ from games.live import presence, watchers
 from games.live.wire import RateLimit, WireError, error_frame, frame, parse
 from games.match import rooms
 from games.match.errors import ServiceError
-from games.match.selectors import match_by_code, match_with_seats, snapshot_for, visible_events
+from games.match.selectors import (
+    match_by_code,
+    match_with_seats,
+    snapshot_for,
+    view_of,
+    viewer_of,
+    visible_events,
+)
 from games.models import Match
 from games.services import broadcast
 from games.services.deadlines import room_clocks
@@ -130,6 +137,7 @@ def _unwatch(consumer: MatchConsumer) -> None:
         room.discard(consumer)
         if not room:
             del _sockets[consumer.match_id]
+            _watching.pop(consumer.match_id, None)
 
 
 async def _beat_forever() -> None:
@@ -215,6 +223,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.match_id = None
         self.presence_at: dict[int, str] = {}  # corner -> time of the last presence news
+        self.presence_heard: dict[int, tuple[str, dict[str, Any]]] = {}  # corner -> (at, news)
         self.limit = RateLimit(*_rate())
         self.last_limited = -1.0
         user = self.scope.get("user")
@@ -269,7 +278,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             )
         else:
             self.watching = True
-            await on_db_thread(watchers.opened)(match_id)
+            await self._watchers_now(await on_db_thread(watchers.opened)(match_id))
             snapshot = await self._snapshot()
         _watch(self)
         await self.send_state(snapshot)
@@ -287,12 +296,23 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_discard(self.group, self.channel_name)
         if getattr(self, "watching", False):
-            await on_db_thread(watchers.closed)(self.match_id)
+            await self._watchers_now(await on_db_thread(watchers.closed)(self.match_id))
         if self.corner is not None and self.user is not None:
             # Marks the seat disconnected only when this was the player's last socket.
             await on_db_thread(presence.seat_disconnected)(
                 match_id=self.match_id, user=self.user, ip=_socket_ip(self.scope)
             )
+
+    async def _watchers_now(self, count: int) -> None:
+        """Tell every process's sockets of this room how many watch (best effort)."""
+        assert self.match_id is not None
+        _watching[self.match_id] = count
+        try:
+            await self.channel_layer.group_send(
+                self.group, {"type": "match.watchers", "count": count}
+            )
+        except Exception:  # noqa: BLE001 - the next socket to enter reads the count anew
+            log.warning("match %s: watchers count not sent", self.match_id)
 
     # ------------------------------------------------------------------ client -> server
 
@@ -361,12 +381,17 @@ class MatchConsumer(AsyncWebsocketConsumer):
             news = [_presence_wire(e) for e in presence_events]
             await self.send(frame("update", snapshot["v"], {"events": news, "state": snapshot}))
             return
-        try:
-            snapshot = await self._snapshot(v=v)
-        except Exception:  # noqa: BLE001 - a read failed: resync until one succeeds
-            log.warning("match %s v%s: no snapshot for a socket; resyncing", self.match_id, v)
-            self.resync_soon()
-            return
+        public = event.get("public")
+        if isinstance(public, dict) and public.get("v") == v:
+            # The change's own snapshot came with it: this viewer's, with no read (issue 14).
+            snapshot = self._view(public, event.get("private") or {}, str(event.get("at", "")))
+        else:
+            try:
+                snapshot = await self._snapshot(v=v)
+            except Exception:  # noqa: BLE001 - a read failed: resync until one succeeds
+                log.warning("match %s v%s: no snapshot for a socket; resyncing", self.match_id, v)
+                self.resync_soon()
+                return
         if snapshot is None:
             return
         if presence_events:
@@ -378,6 +403,26 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self.send(
             frame("update", max(v, int(snapshot["v"])), {"events": fresh, "state": snapshot})
         )
+
+    def _view(self, public: dict[str, Any], private: dict[str, Any], at: str) -> dict[str, Any]:
+        """This viewer's snapshot of a change from the parts its broadcast carried, with the
+        room's watchers and any seat's presence news this socket heard after the change began
+        (news that may have crossed the change's broadcast on its way)."""
+        viewer = (
+            self.viewer_corner if self.viewer_corner is not None else viewer_of(public, self.mine)
+        )
+        snap = view_of(public, private, viewer)
+        snap["watchers"] = _watching.get(self.match_id or 0, 0)
+        later = [e for when, e in self.presence_heard.values() if when > at]
+        if later:
+            snap = _with_presence(snap, later, same_v=False)
+        return snap
+
+    async def match_watchers(self, event: dict[str, Any]) -> None:
+        """How many watch the room now (a spectator came or went, in any process): kept for
+        the room's next update."""
+        if self.match_id is not None:
+            _watching[self.match_id] = int(event.get("count", 0))
 
     async def match_resync(self, event: dict[str, Any]) -> None:
         """A change whose update could not be broadcast (`games.services.broadcast` retrying
@@ -439,6 +484,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self.presence_at.get(corner, "") > at:
             return False
         self.presence_at[corner] = at
+        self.presence_heard[corner] = (at, e)
         return True
 
     async def send_state(self, snapshot: dict[str, Any] | None = None) -> None:
@@ -539,6 +585,8 @@ def _find(code: str) -> tuple[int, dict[int, int | None]] | None:
 
 
 Loaded = tuple[Any, list[Any]]
+# (match id) -> how many watch it, as this process last heard (`match.watchers`, a read).
+_watching: dict[int, int] = {}
 # (match id, v) -> the match and its seats as read for that change, shared by the sockets of
 # this process for a few seconds: a change in a 4-seat room costs one read, not four.
 _changes: dict[tuple[int, int], asyncio.Future[Loaded | None]] = {}
@@ -589,7 +637,8 @@ def _arrive(
 def _load_now(match_id: int) -> Loaded | None:
     loaded = match_with_seats(match_id)  # one query
     if loaded is not None:
-        loaded[0].watchers = watchers.count(match_id)  # how many watch, read with the match
+        # How many watch, read with the match (and kept for the updates that need no read).
+        loaded[0].watchers = _watching[match_id] = watchers.count(match_id)
     return loaded
 
 

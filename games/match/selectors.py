@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name, view_for
+from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Mode, Seat, Status
@@ -114,22 +114,6 @@ def _legal(move: Move) -> dict[str, Any]:
     }
 
 
-def _viewer_corner(
-    seats: list[Seat], state: State | None, viewer_user: Any, viewer_corner: int | None
-) -> int | None:
-    """The corner whose private view the viewer gets (their seat to play if they hold several)."""
-    if viewer_corner is not None:
-        return viewer_corner
-    if viewer_user is None or getattr(viewer_user, "pk", None) is None:
-        return None
-    mine = [s.corner for s in seats if s.user_id == viewer_user.pk]
-    if not mine:
-        return None
-    if state is not None and state.to_play in mine:
-        return state.to_play
-    return mine[0]
-
-
 def snapshot_for(
     match: Match,
     viewer_user: Any = None,
@@ -139,7 +123,6 @@ def snapshot_for(
     state: State | None = None,
 ) -> dict[str, Any]:
     """What `viewer_user` (or the seat at `viewer_corner`; nobody: a spectator) may see."""
-    rules = match.rules
     seat_list = (
         list(seats)
         if seats is not None
@@ -147,21 +130,26 @@ def snapshot_for(
     )
     if state is None:
         state = match.state()
+    public, private = snapshot_parts(match, seats=seat_list, state=state)
+    if viewer_corner is None and viewer_user is not None and getattr(viewer_user, "pk", None):
+        viewer_corner = viewer_of(
+            public, [s.corner for s in seat_list if s.user_id == viewer_user.pk]
+        )
+    return view_of(public, private, viewer_corner)
+
+
+def snapshot_parts(
+    match: Match, *, seats: list[Seat], state: State | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A match's snapshot in two parts, built once for every viewer of one change: the public
+    part (a spectator's snapshot) and the private part (the legal moves, for the seat to play;
+    each Power seat's stock), which `view_of` hands out viewer by viewer. The private part
+    never leaves the server whole."""
+    rules = match.rules
     shown = state if state is not None else new_game(rules, match.players, first=0)
-    viewer = _viewer_corner(seat_list, state, viewer_user, viewer_corner)
-    private = view_for(shown, viewer)
-    by_corner = {s.corner: s for s in seat_list}
-    seat_rows = [
-        _seat_row(match, corner, by_corner.get(corner), viewer)
-        for corner in rules.seats_for(match.players)
-    ]
+    by_corner = {s.corner: s for s in seats}
     playing = state is not None and state.phase != "over"
-    legal = (
-        [_legal(m) for m in state.legal]
-        if playing and state is not None and viewer == state.to_play and state.phase == "move"
-        else []
-    )
-    snap: dict[str, Any] = {
+    public: dict[str, Any] = {
         "code": match.code,
         "ruleset": match.ruleset,
         "rules": rules_name(rules),
@@ -169,7 +157,10 @@ def snapshot_for(
         "status": STATUS_NAMES.get(Status(match.status), str(match.status)),
         "v": match.seq,
         "turn": match.turn_seq,
-        "seats": seat_rows,
+        "seats": [
+            _seat_row(match, corner, by_corner.get(corner))
+            for corner in rules.seats_for(match.players)
+        ],
         "pawns": [list(row) for row in shown.pawns],
         "to_play": state.to_play if playing and state is not None else None,
         "phase": shown.phase if state is not None else "waiting",
@@ -197,18 +188,49 @@ def snapshot_for(
         # After a roll no pawn could use, the die passes on at this time (seed 001).
         "pause_until": match.pause_until.isoformat() if match.pause_until else None,
         "commitment": match.commitment,
-        "legal": legal,
+        "legal": [],
         "board": _board(rules),
     }
+    private: dict[str, Any] = {}
+    if playing and state is not None and state.phase == "move":
+        private["legal"] = [_legal(m) for m in state.legal]
     if rules.power:
-        snap["stock"] = list(private.stock[viewer]) if viewer is not None else None
-        snap["picked"] = sorted(shown.picked)
-        snap["shields"] = [list(s) for s in sorted(shown.shields)]
-        snap["bonus"] = shown.bonus
+        public["stock"] = None
+        public["picked"] = sorted(shown.picked)
+        public["shields"] = [list(s) for s in sorted(shown.shields)]
+        public["bonus"] = shown.bonus
+        private["stock"] = [list(stock) for stock in shown.stock]
+    return public, private
+
+
+def view_of(public: dict[str, Any], private: dict[str, Any], viewer: int | None) -> dict[str, Any]:
+    """The snapshot the seat at corner `viewer` (None: a spectator) may see, from one change's
+    `snapshot_parts`: its own seat marked, the legal moves when it is to play, its own stock."""
+    if viewer is None:
+        return {**public, "seats": [dict(seat) for seat in public["seats"]]}
+    snap = {
+        **public,
+        "seats": [{**seat, "you": seat["corner"] == viewer} for seat in public["seats"]],
+    }
+    if viewer == public["to_play"] and "legal" in private:
+        snap["legal"] = private["legal"]
+    if "stock" in private:
+        stock = private["stock"]
+        snap["stock"] = list(stock[viewer]) if 0 <= viewer < len(stock) else []
     return snap
 
 
-def _seat_row(match: Match, corner: int, seat: Seat | None, viewer: int | None) -> dict[str, Any]:
+def viewer_of(public: dict[str, Any], corners: Collection[int]) -> int | None:
+    """Whose view a viewer seated in `corners` gets: the seat to play if it is one of them
+    (local play: one device holds several seats), else their first; None for a spectator."""
+    if not corners:
+        return None
+    if public.get("to_play") in corners:
+        return int(public["to_play"])
+    return min(corners)
+
+
+def _seat_row(match: Match, corner: int, seat: Seat | None) -> dict[str, Any]:
     colour = match.rules.colours[corner]
     return {
         "corner": corner,
@@ -218,7 +240,7 @@ def _seat_row(match: Match, corner: int, seat: Seat | None, viewer: int | None) 
         "name": seat_name(seat, match) if seat is not None else None,
         "bot": bool(seat and seat.bot),
         "label": BOT_LABEL if seat is not None and seat.bot else None,
-        "you": viewer is not None and corner == viewer,
+        "you": False,  # the viewer's own seat: `view_of`
         "connected": bool(seat and seat.connected),
         # The computer plays this player's seat until they are back (mensch, party).
         "away": bool(seat and seat.away),

@@ -44,11 +44,25 @@ def _send(match_id: int, message: dict[str, Any]) -> bool:
     return True
 
 
-def match_changed(match_id: int, seq: int, events: list[dict[str, Any]]) -> None:
+def match_changed(
+    match_id: int,
+    seq: int,
+    events: list[dict[str, Any]],
+    *,
+    view: tuple[dict[str, Any], dict[str, Any]] | None = None,
+    at: str = "",
+) -> None:
     """Send ``{"type": "match.update", "v": seq, "events": events}`` to the match's group;
     on failure the room is owed a resync (retried in the background), and the turn's clock
-    starts again when it goes out."""
-    if not _send(match_id, {"type": "match.update", "v": seq, "events": events}):
+    starts again when it goes out.
+
+    With `view` (the match's snapshot after the change, `selectors.snapshot_parts`) the message
+    carries it as ``public`` and ``private``, and ``at``, the change's database time: each
+    socket then sends its viewer's snapshot without reading the match again (issue 14)."""
+    message: dict[str, Any] = {"type": "match.update", "v": seq, "events": events}
+    if view is not None:
+        message.update(public=view[0], private=view[1], at=at)
+    if not _send(match_id, message):
         _restart_clock(match_id, seq)
         _owe(match_id, seq)
 

@@ -38,12 +38,12 @@ from games.engine.events import TurnPassed
 from games.match import dice, rooms
 from games.match.errors import ServiceError
 from games.match.replay import snapshot_of
-from games.match.selectors import snapshot_for
+from games.match.selectors import snapshot_for, snapshot_parts, view_of
 from games.models import ENDED, Match, MatchEvent, Seat, Status, Turn
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
 from games.services import broadcast
-from games.services.deadlines import deadline_of, pass_pause
+from games.services.deadlines import deadline_of, pass_pause, room_clocks
 from ranked import ratings
 
 
@@ -93,6 +93,9 @@ class Change:
     # When the seat to play could act: the match's previous change (read with the lock), then
     # each action of this change. A roll's or move's think time runs from it.
     since: datetime | None = None
+    # The match's snapshot once saved, in its public and private parts
+    # (`selectors.snapshot_parts`), built once for every viewer and sent with the broadcast.
+    view: tuple[dict[str, Any], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
@@ -419,9 +422,21 @@ def save(change: Change, *, keep_deadline: bool = False) -> None:
     save_seats(change)
     for write in change.audits:
         write()
+    public, private = snapshot_parts(match, seats=change.seats, state=change.state)
+    public.update(room_clocks(match))
+    change.view = (public, private)
     if change.events:
         events = [e.as_wire() for e in change.events]
-        transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, events))
+        transaction.on_commit(
+            partial(
+                broadcast.match_changed,
+                match.pk,
+                match.seq,
+                events,
+                view=change.view,
+                at=change.now.isoformat(timespec="microseconds"),
+            )
+        )
     if match.turn_deadline is not None and timing.running():
         transaction.on_commit(timing.poke)  # the in-process clock, if any: a new deadline
 
@@ -435,9 +450,13 @@ def save_seats(change: Change) -> None:
 
 
 def result_of(change: Change) -> ActionResult:
+    if change.view is not None:
+        snapshot = view_of(*change.view, None)
+    else:
+        snapshot = snapshot_for(change.match, seats=change.seats, state=change.state)
     return ActionResult(
         match_id=change.match.pk,
         seq=change.match.seq,
         events=[e.as_wire() for e in change.events],
-        snapshot=snapshot_for(change.match, seats=change.seats, state=change.state),
+        snapshot=snapshot,
     )

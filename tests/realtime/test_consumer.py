@@ -12,7 +12,9 @@ from channels.db import database_sync_to_async
 from accounts.models import User
 from games.live import consumers
 from games.live.wire import MAX_FRAME_BYTES
+from games.match.selectors import snapshot_for
 from games.models import Match, Seat
+from games.services.deadlines import room_clocks
 
 from .conftest import socket, two_player
 
@@ -264,13 +266,17 @@ async def test_a_second_tab_closing_keeps_the_player_connected(alice: User, bob:
     assert not await connected(match, 0)
 
 
-async def test_one_read_per_change_for_all_sockets_of_a_process(
-    alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("ruleset,options", [("classic", []), ("party", ["power"])])
+async def test_an_update_carries_its_snapshot_each_viewer_gets_what_a_read_gives(
+    alice: User, bob: User, monkeypatch: pytest.MonkeyPatch, ruleset: str, options: list[str]
 ) -> None:
-    match = await make_room(alice, bob)
+    """Issue 14: a change's snapshot rides on its broadcast, so no socket reads the match for
+    an update; what each viewer is sent equals what a fresh read gives that viewer (the seat
+    marked, legal moves to the player to play, Power stock to its owner only)."""
+    match = await make_room(alice, bob, ruleset, options=options)
     ws_a, state = await joined(match.code, alice)
     ws_b, _ = await joined(match.code, bob)
-    watchers = [(await joined(match.code, None))[0] for _ in range(3)]
+    watchers = [(await joined(match.code, None))[0] for _ in range(2)]
     await drain(ws_a, ws_b, *watchers)
     reads: list[int] = []
     load = consumers._load
@@ -280,9 +286,43 @@ async def test_one_read_per_change_for_all_sockets_of_a_process(
         return await load(match_id)
 
     monkeypatch.setattr(consumers, "_load", counted)
-    await ws_a.send_to(text_data=json.dumps({"t": "roll", "v": state["v"], "id": "one"}))
-    updates = [(await frames(ws))[0] for ws in (ws_a, ws_b, *watchers)]
-    assert {u["v"] for u in updates} == {updates[0]["v"]} and updates[0]["v"] > state["v"]
-    assert reads == [match.pk]
-    for ws in (ws_a, ws_b, *watchers):
+    sockets = {"alice": ws_a, "bob": ws_b, "watcher": watchers[0], "watcher2": watchers[1]}
+    viewers = {"alice": alice, "bob": bob, "watcher": None, "watcher2": None}
+    v = state["v"]
+    moved = 0
+    # Until two moves were compared (a pawn needs a six to come out: 60 rolls without one
+    # come once in 50,000 runs).
+    for step in range(60):
+        if moved >= 2 and step >= 12:
+            break
+        current = await reload(match)
+        snap = await database_sync_to_async(snapshot_for)(current)
+        if snap["status"] != "active":
+            break
+        acting = ws_a if snap["to_play"] == 0 else ws_b
+        viewer = alice if snap["to_play"] == 0 else bob
+        mine = await database_sync_to_async(snapshot_for)(current, viewer_user=viewer)
+        if mine["phase"] == "roll":
+            frame = {"t": "roll", "v": v, "id": f"r{step}"}
+        else:
+            frame = {"t": "move", "v": v, "id": f"m{step}", "d": {"pawn": mine["legal"][0]["pawn"]}}
+            moved += 1
+        await acting.send_to(text_data=json.dumps(frame))
+        updates = {name: (await frames(ws))[0] for name, ws in sockets.items()}
+        assert {u["t"] for u in updates.values()} == {"update"}
+        v = updates["alice"]["v"]
+        assert {u["v"] for u in updates.values()} == {v}
+        current = await reload(match)
+        assert current.seq == v
+        for name, update in updates.items():
+            read = await database_sync_to_async(snapshot_for)(current, viewer_user=viewers[name])
+            read["watchers"] = 2
+            read.update(room_clocks(current))
+            assert update["d"]["state"] == read, (name, step)
+    assert reads == []  # not one read for all those changes at four sockets
+    assert moved >= 2  # the moves' updates (legal moves, captures) were compared too
+    if options:
+        # Power: each player's stock is theirs; the spectators see none.
+        assert updates["watcher"]["d"]["state"]["stock"] is None
+    for ws in sockets.values():
         await ws.disconnect()

@@ -22,6 +22,7 @@ from games import services
 from games.live import consumers, presence
 from games.models import Match, Seat
 from games.services import broadcast
+from games.services.reactions import CHOICES
 
 from .conftest import socket, two_player
 
@@ -50,6 +51,12 @@ async def next_with_v(ws: Any, v: int, timeout: float = 10) -> dict[str, Any]:
 
 
 @database_sync_to_async
+def react(match: Match, user: User) -> int:
+    services.match_react(match_id=match.pk, user=user, reaction=next(iter(CHOICES)))
+    return Match.objects.get(pk=match.pk).seq
+
+
+@database_sync_to_async
 def roll(match: Match, user: User) -> int:
     match = Match.objects.get(pk=match.pk)
     services.match_roll(match_id=match.pk, user=user, seq=match.seq, action_id=f"r{match.seq}")
@@ -73,7 +80,8 @@ async def test_a_failed_snapshot_read_resyncs_instead_of_dropping(
 
     monkeypatch.setattr(consumers, "_load_now", blip)
     monkeypatch.setattr(consumers, "_load", consumers.on_db_thread(blip))
-    v = await roll(match, alice)
+    # A reaction's update comes without the snapshot a roll's carries: the socket reads it.
+    v = await react(match, alice)
     caught_up = await next_with_v(ws, v, timeout=5)
     assert failures["left"] == 0  # the read did fail once
     assert caught_up["t"] == "state"  # the full state, resent

@@ -417,7 +417,7 @@ def test_changes_are_broadcast_after_commit(
     make_user, monkeypatch, django_capture_on_commit_callbacks
 ) -> None:
     sent = []
-    monkeypatch.setattr(broadcast, "match_changed", lambda *args: sent.append(args))
+    monkeypatch.setattr(broadcast, "match_changed", lambda *args, **_view: sent.append(args))
     alice = make_user()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         match = services.match_create(ruleset="duel", players=2, mode="local", host=alice)
