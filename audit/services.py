@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import connection, models, transaction
@@ -16,21 +17,27 @@ from .models import GENESIS, AuditEntry
 CHAIN_LOCK_KEY = 0x4C55444F_41554454  # "LUDOAUDT"
 
 
-def _lock_chain_head() -> str:
-    """Serialise writers until this transaction ends; return the head's hash."""
+def _lock_chain_head() -> tuple[str, datetime]:
+    """Serialise writers until this transaction ends; return the head's hash and the
+    database's time (read together: one round trip less while every writer waits)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK_KEY])
-        head = AuditEntry.objects.order_by("-id").values_list("hash", flat=True).first()
-    else:
-        # SQLite serialises writers itself; elsewhere lock the last row.
-        head = (
-            AuditEntry.objects.select_for_update()
-            .order_by("-id")
-            .values_list("hash", flat=True)
-            .first()
-        )
-    return head or GENESIS
+            # A statement of its own after the lock: its snapshot sees the latest head.
+            cursor.execute(
+                f"SELECT (SELECT hash FROM {AuditEntry._meta.db_table} ORDER BY id DESC LIMIT 1),"
+                " statement_timestamp()"
+            )
+            head, now = cursor.fetchone()
+        return head or GENESIS, now.astimezone(UTC)
+    # SQLite serialises writers itself; elsewhere lock the last row.
+    head = (
+        AuditEntry.objects.select_for_update()
+        .order_by("-id")
+        .values_list("hash", flat=True)
+        .first()
+    )
+    return head or GENESIS, db_now()
 
 
 def record(
@@ -53,8 +60,7 @@ def record(
     actor_id = actor.pk if actor is not None else None
     extra_data = dict(extra or {})
     with transaction.atomic():
-        prev_hash = _lock_chain_head()
-        event_time = db_now()
+        prev_hash, event_time = _lock_chain_head()
         fields = {
             "event_time": event_time,
             "action": action,

@@ -71,6 +71,8 @@ class Totals:
     cpu: dict[str, float] = field(default_factory=dict)  # share of one core, measured window
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     start: float = 0.0  # when the measured window began
+    settled: float = 0.0  # seconds after the ramp until every socket was open
+    end: float = 0.0  # when the players stop (time.monotonic())
 
 
 def make_rooms(n: int, players: int, threads: int = 8) -> list[Room]:
@@ -131,9 +133,7 @@ def make_rooms(n: int, players: int, threads: int = 8) -> list[Room]:
         return list(pool.map(room, range(n)))
 
 
-async def player(
-    url: str, room: Room, seat: int, totals: Totals, args: argparse.Namespace, stop: float
-) -> None:
+async def player(url: str, room: Room, seat: int, totals: Totals, args: argparse.Namespace) -> None:
     """One seated player's socket for the whole run. A socket the server closes (or that fails
     to open) is counted and opened again after a pause, as the room page does; the new
     socket's ``state`` frame catches the player up (events it missed are not counted lost)."""
@@ -143,9 +143,9 @@ async def player(
     ws_url = url.replace("http", "ws", 1) + f"/ws/match/{room.code}/"
     pause = 1.0
     first = True
-    while time.monotonic() < stop:
+    while time.monotonic() < totals.end:
         if not first:
-            await asyncio.sleep(min(pause, max(0.0, stop - time.monotonic())))
+            await asyncio.sleep(min(pause, max(0.0, totals.end - time.monotonic())))
             pause = min(pause * 2, 8.0)
             totals.reconnects += 1
         first = False
@@ -163,7 +163,7 @@ async def player(
         totals.connected += 1
         totals.open_now += 1
         try:
-            await _play(ws, room, totals, args, stop)
+            await _play(ws, room, totals, args)
             pause = 1.0
         except ConnectionClosed as e:
             code = e.rcvd.code if e.rcvd is not None else "none"
@@ -175,8 +175,8 @@ async def player(
             totals.closed += 1
 
 
-async def _play(ws: Any, room: Room, totals: Totals, args: argparse.Namespace, stop: float) -> None:
-    """Read one socket's frames until `stop`, acting when it is this player's turn."""
+async def _play(ws: Any, room: Room, totals: Totals, args: argparse.Namespace) -> None:
+    """One socket's frames until the run ends (`totals.end`); acts on this player's turns."""
     state: dict[str, Any] = {}
     last_seq = -1
     me = -1
@@ -197,9 +197,11 @@ async def _play(ws: Any, room: Room, totals: Totals, args: argparse.Namespace, s
             await ws.send(json.dumps(frame))
 
     try:
-        while time.monotonic() < stop:
+        while time.monotonic() < totals.end:
             try:
-                text = await asyncio.wait_for(ws.recv(), timeout=max(0.1, stop - time.monotonic()))
+                text = await asyncio.wait_for(
+                    ws.recv(), timeout=max(0.1, totals.end - time.monotonic())
+                )
             except TimeoutError:
                 break
             now = time.monotonic()
@@ -341,17 +343,24 @@ class CpuWatch:
 async def run(args: argparse.Namespace, rooms: list[Room]) -> Totals:
     totals = Totals()
     start = time.monotonic()
-    stop = start + args.ramp + args.seconds
+    totals.end = start + args.ramp + args.settle + args.seconds
     tasks = []
     for i, room in enumerate(rooms):
         # Rooms open one after another over the ramp, their players together.
         await asyncio.sleep(max(0.0, start + args.ramp * i / len(rooms) - time.monotonic()))
         room.last_change = time.monotonic()
         for seat in range(len(room.cookies)):
-            tasks.append(asyncio.create_task(player(args.url, room, seat, totals, args, stop)))
+            tasks.append(asyncio.create_task(player(args.url, room, seat, totals, args)))
     # Latencies, CPU and load are measured once every room is open (events lost or out of
     # order over the whole run).
     await asyncio.sleep(max(0.0, start + args.ramp - time.monotonic()))
+    # Play is measured once every socket is open (or `--settle` seconds more have passed):
+    # the window is the room at play, not the crowd arriving.
+    settle = time.monotonic() + args.settle
+    while totals.open_now < len(tasks) and time.monotonic() < settle:
+        await asyncio.sleep(0.25)
+    totals.settled = time.monotonic() - start - args.ramp
+    stop = totals.end = time.monotonic() + args.seconds
     totals.latencies.clear()
     totals.stamps.clear()
     totals.start = time.monotonic()
@@ -360,11 +369,13 @@ async def run(args: argparse.Namespace, rooms: list[Room]) -> Totals:
     watch.start()
     actions = totals.actions
     measured = time.monotonic()
+    # Open sockets counted a second before the end (at the end itself players are leaving).
+    await asyncio.sleep(max(0.0, stop - 1.0 - time.monotonic()))
+    totals.open_at_end = totals.open_now
     await asyncio.sleep(max(0.0, stop - time.monotonic()))
     totals.window = time.monotonic() - measured
     totals.cpu = watch.stop()
     totals.window_actions = totals.actions - actions
-    totals.open_at_end = totals.open_now
     totals.load = os.getloadavg()
     await asyncio.gather(*tasks)
     return totals
@@ -382,6 +393,12 @@ def main() -> None:
         type=float,
         default=None,
         help="seconds to open every room (default 20, or 1 s for every 25 rooms past 500)",
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=60,
+        help="after the ramp, wait up to this long for every socket to be open",
     )
     parser.add_argument(
         "--client-gc", action="store_true", help="leave this client's garbage collector as is"
@@ -430,7 +447,8 @@ def main() -> None:
         f"actions {totals.actions}, updates received {totals.updates}"
     )
     print(
-        f"sockets open at the window's start {totals.open_at_start}, at its end "
+        f"sockets open {totals.settled:.1f} s after the ramp; "
+        f"at the window's start {totals.open_at_start}, at its end "
         f"{totals.open_at_end}; opened {totals.connected} (reconnections {totals.reconnects}); "
         f"closed by the server {dict(totals.dropped) or 'none'}"
     )

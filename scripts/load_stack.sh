@@ -35,6 +35,13 @@ export ALLOWED_HOSTS=127.0.0.1,localhost
 
 say() { printf '[load] %s\n' "$*"; }
 
+# One run at a time: two would share the port, the database and Redis database 5.
+exec 9>/tmp/ludo-load.lock
+if ! flock -n 9; then
+    echo "another load run is going (/tmp/ludo-load.lock)" >&2
+    exit 1
+fi
+
 psql -h 127.0.0.1 -U postgres -qc "DROP DATABASE IF EXISTS ludo_load WITH (FORCE)" </dev/null
 psql -h 127.0.0.1 -U postgres -qc "CREATE DATABASE ludo_load" </dev/null
 if [ -n "${LOAD_SYNC_COMMIT:-}" ]; then
@@ -48,6 +55,9 @@ $bin/python manage.py migrate --noinput -v0
 
 pids=()
 stop_all() {
+    # Their children too (uvicorn's worker processes, Celery's), which a parent killed with
+    # -9 would leave running.
+    for pid in "${pids[@]}"; do pids+=($(pgrep -P "$pid" || true)); done
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     # daphne may hang on its way out (database threads still open); give it 10 s.
     for _ in $(seq 1 20); do

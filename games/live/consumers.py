@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -205,6 +206,17 @@ class MatchConsumer(AsyncWebsocketConsumer):
     session: str = ""  # the key this socket is counted under in _open_by_session
     resyncing: asyncio.Future[None] | None = None  # a full state being resent (`resync_soon`)
     last: dict[str, Any] | None = None  # the snapshot this socket was sent last
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Hand `message` to its handler. Channels' own dispatch first closes old database
+        connections on the one shared sync thread, for every message of every socket: under
+        load that hop queued every socket of the process behind one thread (issue 14). This
+        consumer touches the database only through `on_db_thread`, whose calls close their
+        own connections."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
