@@ -39,7 +39,7 @@ from games.match.selectors import (
     viewer_of,
     visible_events,
 )
-from games.models import Match
+from games.models import Match, Seat
 from games.services import broadcast
 from games.services.deadlines import room_clocks
 
@@ -589,11 +589,22 @@ def _corner_of(seats: dict[int, int | None], user: Any) -> int | None:
 
 @on_db_thread
 def _find(code: str) -> tuple[int, dict[int, int | None]] | None:
+    """The room's match id and {corner: user id} of its seats, in one query (a room without
+    seats yet: two)."""
+    cleaned = rooms.normalise(code)
+    if cleaned is None:
+        return None
+    rows = list(
+        Seat.objects.filter(match__code=cleaned)
+        .order_by()
+        .values_list("match_id", "corner", "user_id")
+    )
+    if rows:
+        return rows[0][0], {corner: user_id for _, corner, user_id in rows}
     try:
-        match = match_by_code(code)
+        return match_by_code(cleaned).pk, {}
     except ServiceError:
         return None
-    return match.pk, {s.corner: s.user_id for s in match.seats.all()}
 
 
 Loaded = tuple[Any, list[Any]]
