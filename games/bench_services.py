@@ -36,6 +36,8 @@ def _setup_django() -> None:
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ludo_site.settings")
+    # Rolls follow each other at once: no pause after a roll no pawn could use.
+    os.environ.setdefault("LUDO_PASS_PAUSE", "0")
     import django  # after sys.path and the settings module are set, just above
 
     django.setup()

@@ -15,13 +15,14 @@ there.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Q
 from django.db.models.functions import Now
 
@@ -323,9 +324,27 @@ def _locking() -> models.QuerySet[Match]:
 def lock_match(match_id: int) -> Match:
     """The match, locked until the transaction ends (see `_locking`)."""
     try:
+        if connection.vendor == "postgresql":
+            # Every action starts here: the same statement written once, not compiled by the
+            # ORM each time (a third of a service call's CPU went to compiling its queries).
+            found = list(Match.objects.raw(_lock_sql(), [int(match_id)]))
+            if not found:
+                raise Match.DoesNotExist
+            return found[0]
         return _locking().get(pk=match_id)
     except (Match.DoesNotExist, ValueError, TypeError):
         raise ServiceError("not_found", "There is no such match") from None
+
+
+@functools.cache
+def _lock_sql() -> str:
+    """`_locking` by primary key in PostgreSQL's words (its ``Now()`` is STATEMENT_TIMESTAMP())."""
+    match, event = Match._meta.db_table, MatchEvent._meta.db_table
+    return (
+        f'SELECT m.*, STATEMENT_TIMESTAMP() AS db_now, (SELECT e."at" FROM "{event}" e'
+        f' WHERE e."match_id" = m."id" ORDER BY e."seq" DESC LIMIT 1) AS acted_at'
+        f' FROM "{match}" m WHERE m."id" = %s FOR UPDATE OF m'
+    )
 
 
 def lock_match_code(code: str) -> Match:
