@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 MAX_FRAME_BYTES = 2048
 MAX_ID_CHARS = 64
 BONUSES = ("", "double", "control", "shield")
@@ -57,8 +59,10 @@ class Intent:
 
 
 def frame(t: str, v: int | None, d: Any) -> str:
-    """A server frame as text."""
-    return json.dumps({"t": t, "v": v, "d": d}, separators=(",", ":"))
+    """A server frame as text (compact JSON; orjson: every socket of a room serialises its own
+    snapshot on every update, and the standard library's encoder was a tenth of the server's
+    time there)."""
+    return orjson.dumps({"t": t, "v": v, "d": d}).decode()
 
 
 def error_frame(code: str, message: str, v: int | None = None) -> str:
