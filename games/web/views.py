@@ -110,8 +110,9 @@ def _home(request: HttpRequest, **extra: Any) -> HttpResponse:
         {
             **extra,
             "presets": PRESETS,
-            "levels": _levels(),
+            "levels": ladder.choices(),
             "default_level": _default_level(),
+            "default_level_about": ladder.level_text(_default_level()),
             "house_rules": HOUSE_RULES,
             "party_options": PARTY_OPTIONS,
             "guest": is_guest(request.user),
