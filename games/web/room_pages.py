@@ -23,6 +23,7 @@ from games.match.selectors import latest_events, match_by_code, snapshot_for
 from games.services import reactions
 from games.services.deadlines import room_clocks
 from games.services.rematch import REMATCH_MODES
+from games.web import ladder
 from games.web.choices import LOCAL_BOT_LEVEL, choice, default_level, levels
 from games.web.rules_page import board_config
 from ranked.models import Entry, Queue
@@ -94,7 +95,9 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             and match.host_id == user.pk
             and match.mode != "ranked",
             "levels": levels(),
+            "level_choices": ladder.choices(),
             "default_level": default_level(),
+            "default_level_about": ladder.level_text(default_level()),
             "local_seats": _local_seats(match, seats, snapshot) if match.mode == "local" else [],
             "local_level": LOCAL_BOT_LEVEL,
         },

@@ -1,6 +1,7 @@
-"""The level picker on the practice form reads the stored ladder: every level in order,
-weakest first, each option short (its name and measured strength), and the chosen level's
-description (how it plays, its strength in full) beside the picker as the choice changes."""
+"""The level pickers (the practice form, a friends' room's start form) read the stored ladder:
+every level in order, weakest first, each option short (its name and measured strength), and
+the chosen level's description (how it plays, its strength in full) beside the picker as the
+choice changes."""
 
 from __future__ import annotations
 
@@ -16,15 +17,13 @@ from games.web.ladder import LADDER_FILE
 pytestmark = pytest.mark.browser
 
 
-def test_the_practice_form_shows_each_level_with_its_measured_strength(
-    site: str, people: Any
-) -> None:
+def shows_the_ladder(page: Any, form: str) -> None:
+    """The level picker in `form` lists every level short, with the stored ladder's figure,
+    and describes the chosen one in full beside it, as the choice changes."""
     stored = json.loads(LADDER_FILE.read_text())["levels"]
     assert [row["level"] for row in stored] == list(BOTS)
-    page = people().page()
-    page.goto(site + "/")
-    select = page.locator("form.play-now select[name=level]")
-    about = page.locator("form.play-now #level-about")
+    select = page.locator(f"{form} select[name=level]")
+    about = page.locator(f"{form} #level-about")
     options = select.locator("option")
     assert options.evaluate_all("os => os.map(o => o.value)") == list(BOTS)
     texts = options.all_inner_texts()
@@ -40,6 +39,18 @@ def test_the_practice_form_shows_each_level_with_its_measured_strength(
         text = about.inner_text()
         assert text.startswith(row["level"].capitalize() + " — ")
         assert text.endswith(f"wins {round(row['rate'] * 100)}% against a random mover")
+
+
+def test_the_practice_form_shows_each_level_with_its_measured_strength(
+    site: str, people: Any
+) -> None:
+    page = people().page()
+    page.goto(site + "/")
+    shows_the_ladder(page, "form.play-now")
+    # A friends' room's host picks the computer for the empty seats the same way.
+    page.goto(site + "/")
+    page.locator("form[action='/play/friends/'] button[type=submit]").click()
+    shows_the_ladder(page, "form.start-form")
     # The one-device page offers the same levels for each computer seat.
     page.goto(site + "/play/local/")
     seat = page.locator("select[name=seat1] option")
