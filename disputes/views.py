@@ -4,9 +4,11 @@ review and settlement are for moderators only (403)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -266,15 +268,53 @@ def replay_frame(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _posted(request: HttpRequest, dispute: Dispute, run: Any, done: str) -> HttpResponse:
-    """Run a moderator's step; say what happened, or why it was refused, on the review."""
+def _posted(
+    request: HttpRequest, dispute: Dispute, run: Any, done: str, *, queue: bool = False
+) -> HttpResponse:
+    """Run a moderator's step; say what happened, or why it was refused, on the review (or
+    on the queue, where the step was taken from there)."""
     try:
         run()
     except DisputeError as e:
         messages.error(request, e.message)
     else:
         messages.success(request, done)
+    if queue:
+        return redirect("disputes:queue")
     return redirect("disputes:review", pk=dispute.pk)
+
+
+def _step(
+    request: HttpRequest,
+    pk: int,
+    service: Callable[..., object],
+    done: str,
+    *,
+    form: type[forms.Form] | None = None,
+    invalid: str = "",
+    fields: dict[str, Any] | None = None,
+) -> HttpResponse:
+    """A moderator's step posted from a dispute's review: form -> service -> redirect. Checks
+    the moderator, then the form if there is one (a bad one says `invalid`), then runs
+    `service` on the dispute as the moderator, from their address, with the form's fields
+    (named as the service's arguments) and `fields`, through `_posted`."""
+    _moderator(request)
+    dispute = _dispute(pk)
+    given = dict(fields or {})
+    if form is not None:
+        bound = form(request.POST)
+        if not bound.is_valid():
+            messages.error(request, invalid)
+            return redirect("disputes:review", pk=dispute.pk)
+        given.update(bound.cleaned_data)
+    return _posted(
+        request,
+        dispute,
+        lambda: service(
+            dispute_id=dispute.pk, moderator=request.user, ip=client_ip(request), **given
+        ),
+        done,
+    )
 
 
 @login_required
@@ -338,94 +378,55 @@ def assign(request: HttpRequest, pk: int) -> HttpResponse:
         )
 
     done = "You claimed the dispute." if target is None else f"Assigned to {target}."
-    if request.POST.get("next") == "queue":
-        try:
-            run()
-        except DisputeError as e:
-            messages.error(request, e.message)
-        else:
-            messages.success(request, done)
-        return redirect("disputes:queue")
-    return _posted(request, dispute, run, done)
+    return _posted(request, dispute, run, done, queue=request.POST.get("next") == "queue")
 
 
 @login_required
 @require_POST
 def note(request: HttpRequest, pk: int) -> HttpResponse:
-    _moderator(request)
-    dispute = _dispute(pk)
-    form = NoteForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Write the note (up to 4000 characters).")
-        return redirect("disputes:review", pk=dispute.pk)
-    return _posted(
+    return _step(
         request,
-        dispute,
-        lambda: services.dispute_note(
-            dispute_id=dispute.pk,
-            moderator=request.user,
-            text=form.cleaned_data["text"],
-            ip=client_ip(request),
-        ),
+        pk,
+        services.dispute_note,
         "Note added (moderators only).",
+        form=NoteForm,
+        invalid="Write the note (up to 4000 characters).",
     )
 
 
 @login_required
 @require_POST
 def ask(request: HttpRequest, pk: int) -> HttpResponse:
-    _moderator(request)
-    dispute = _dispute(pk)
-    form = AskForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Write the question (up to 2000 characters).")
-        return redirect("disputes:review", pk=dispute.pk)
-    return _posted(
+    return _step(
         request,
-        dispute,
-        lambda: services.dispute_ask(
-            dispute_id=dispute.pk,
-            moderator=request.user,
-            question=form.cleaned_data["question"],
-            ip=client_ip(request),
-        ),
+        pk,
+        services.dispute_ask,
         "Question sent: the player answers on their dispute's page.",
+        form=AskForm,
+        invalid="Write the question (up to 2000 characters).",
     )
 
 
 @login_required
 @require_POST
 def approve(request: HttpRequest, pk: int) -> HttpResponse:
-    _moderator(request)
-    dispute = _dispute(pk)
     yes = request.POST.get("approve") == "yes"
-    return _posted(
+    return _step(
         request,
-        dispute,
-        lambda: services.dispute_approve(
-            dispute_id=dispute.pk,
-            moderator=request.user,
-            approve=yes,
-            note=request.POST.get("note", ""),
-            ip=client_ip(request),
-        ),
+        pk,
+        services.dispute_approve,
         "Approved: the match is void." if yes else "Refused: the dispute stays open.",
+        fields={"approve": yes, "note": request.POST.get("note", "")},
     )
 
 
 @login_required
 @require_POST
 def unvoid(request: HttpRequest, pk: int) -> HttpResponse:
-    _moderator(request)
-    dispute = _dispute(pk)
-    return _posted(
+    return _step(
         request,
-        dispute,
-        lambda: services.dispute_unvoid(
-            dispute_id=dispute.pk,
-            moderator=request.user,
-            note=request.POST.get("note", ""),
-            ip=client_ip(request),
-        ),
+        pk,
+        services.dispute_unvoid,
         "The void is undone: the match counts again.",
+        fields={"note": request.POST.get("note", "")},
     )

@@ -16,6 +16,7 @@ environment, default 1) so tests can run a 20 s clock in a fraction of a second.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 
@@ -131,16 +132,32 @@ def sweep_grace(*, batch: int) -> int:
 # ---------------------------------------------------------------------------- in-process
 
 
+# After a failed sweep (the database away, a connection it ended) the clock looks again soon,
+# not at its next tick: RETRY_FIRST seconds, doubled after each failure in a row, up to
+# RETRY_MOST (or its own tick, if shorter). Each failure is logged with the wait.
+RETRY_FIRST = 0.1
+RETRY_MOST = 5.0
+
+
+def retry_after(failures: int, every: float) -> float:
+    """Seconds to wait after `failures` failed sweeps in a row (1 or more)."""
+    doubled = RETRY_FIRST * 2 ** min(failures - 1, 16)  # bounded: no float overflow
+    return min(doubled, RETRY_MOST, every)
+
+
 class InProcessClock:
     """A daemon thread that sweeps the clocks: at the next deadline it knows of, when a
     change in this process sets one (`poke`), and at least every `every` seconds (the
-    disconnect grace, the quick-match queues, and deadlines set by other processes)."""
+    disconnect grace, the quick-match queues, and deadlines set by other processes). A sweep
+    that fails is tried again after a short back-off (`retry_after`), not a whole tick."""
 
     def __init__(self, every: float = 1.0) -> None:
         self.every = every
         self.stopped = threading.Event()
         self.wake = threading.Event()
         self.thread = threading.Thread(target=self.run, name="ludo-clock", daemon=True)
+        self.swept = 0  # sweeps that ran to the end
+        self.failures = 0  # sweeps that failed since the last one that ran to the end
 
     def start(self) -> InProcessClock:
         timing.listen(self.wake)
@@ -170,8 +187,18 @@ class InProcessClock:
                 # the match) is tried again after `every`, not in a busy loop.
                 if soon is not None and (soon > 0 or acted):
                     wait = min(self.every, max(soon, 0.0))
-            except Exception:  # noqa: BLE001 - a clock must keep ticking; the next sweep retries
-                log.exception("clock: sweep failed")
+                self.swept += 1
+                self.failures = 0
+            except Exception:  # noqa: BLE001 - a clock must keep ticking; it retries soon
+                self.failures += 1
+                wait = retry_after(self.failures, self.every)
+                log.exception(
+                    "clock: sweep failed (%d in a row), trying again in %.1f s", self.failures, wait
+                )
+                # Its connection may be the cause (one the database ended, left in a failed
+                # transaction): the retry opens another.
+                with contextlib.suppress(Exception):
+                    connections.close_all()
             finally:
                 close_old_connections()
         connections.close_all()  # this thread's own: a stopped clock holds no connection

@@ -4,6 +4,7 @@ void; and a remedy short of a void, protecting one player's rating from a match.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -17,6 +18,7 @@ from games.models import (
     Status,
 )
 from games.services.kernel import (
+    Change,
     begin,
     lock_match,
     save,
@@ -40,25 +42,21 @@ def match_void(*, match_id: int, reason: str, actor: Any, ip: str | None = None)
             raise ServiceError("not_finished", "Only a finished match can be voided")
         change = begin(match)
         queue = ratings.queue_of(match)
-        match.status = Status.VOID
-        match.voided_at = change.now
-        match.void_reason = reason
-        change.match_fields.update({"voided_at", "void_reason"})
+        _set_void(change, Status.VOID, at=change.now, reason=reason)
         for seat in change.seats:
             change.seat_update(
                 seat, place=None, rating_before=None, rating_after=None, rating_change=None
             )
         change.event("voided", {"status": "void", "reason": reason})
-        audit.record(
+        _save_audited_and_rerated(
+            change,
+            queue,
             action=actions.MATCH_VOIDED,
             actor=actor,
             ip=ip,
-            obj=match,
-            extra={"code": match.code, "reason": reason, "queue": queue},
+            reason=reason,
+            rerated="voided",
         )
-        save(change)
-        if queue is not None:
-            _store_rerated(ratings.rerate(queue, reason=f"match {match.code} voided"))
     return match
 
 
@@ -78,26 +76,57 @@ def match_unvoid(*, match_id: int, reason: str, actor: Any, ip: str | None = Non
         if state is None or state.phase != "over":
             raise ServiceError("not_finished", "Only a finished match can count again")
         queue = ratings.queue_of(match)
-        match.status = Status.FINISHED
-        match.voided_at = None
-        match.void_reason = ""
-        change.match_fields.update({"voided_at", "void_reason"})
+        _set_void(change, Status.FINISHED, at=None, reason="")
         for place, corner in enumerate(state.placings, start=1):
             seat = change.seat_at(corner)
             if seat is not None:
                 change.seat_update(seat, place=place)
         change.event("unvoided", {"status": "finished"})
-        audit.record(
+        _save_audited_and_rerated(
+            change,
+            queue,
             action=actions.MATCH_UNVOIDED,
             actor=actor,
             ip=ip,
-            obj=match,
-            extra={"code": match.code, "reason": reason, "queue": queue},
+            reason=reason,
+            rerated="counts again",
         )
-        save(change)
-        if queue is not None:
-            _store_rerated(ratings.rerate(queue, reason=f"match {match.code} counts again"))
     return match
+
+
+def _set_void(change: Change, status: Status, *, at: datetime | None, reason: str) -> None:
+    """A match voided (at `at`, for `reason`) or counting again (None, ""): its status and
+    void fields, saved with the change."""
+    change.match.status = status
+    change.match.voided_at = at
+    change.match.void_reason = reason
+    change.match_fields.update({"voided_at", "void_reason"})
+
+
+def _save_audited_and_rerated(
+    change: Change,
+    queue: str | None,
+    *,
+    action: str,
+    actor: Any,
+    ip: str | None,
+    reason: str,
+    rerated: str,
+) -> None:
+    """How a void and its undoing end alike: audited with the reason (staff only), the
+    change saved, and a rated match's queue re-rated with the match out of it or back in
+    ("match CODE voided", "match CODE counts again" in the ratings' history)."""
+    match = change.match
+    audit.record(
+        action=action,
+        actor=actor,
+        ip=ip,
+        obj=match,
+        extra={"code": match.code, "reason": reason, "queue": queue},
+    )
+    save(change)
+    if queue is not None:
+        _store_rerated(ratings.rerate(queue, reason=f"match {match.code} {rerated}"))
 
 
 def seat_protect_rating(

@@ -40,3 +40,24 @@ def level_text(level: str) -> str:
 def levels() -> list[tuple[str, str]]:
     """(key, text) for every level, in the picker's order: weakest first."""
     return [(level, level_text(level)) for level in bots.BOTS]
+
+
+def strength(level: str) -> str:
+    """ "wins 80%": the level's measured strength, short (empty without a stored figure)."""
+    row = measured().get(level)
+    return f"wins {row['rate']:.0%}" if row else ""
+
+
+def choices() -> list[dict[str, str]]:
+    """For a picker that lists each level short and describes the chosen one apart: every
+    level, weakest first, as key, name ("Medium"), strength ("wins 80%", or empty) and about
+    (`level_text`: how it plays and its strength in full)."""
+    return [
+        {
+            "key": level,
+            "name": level.capitalize(),
+            "strength": strength(level),
+            "about": level_text(level),
+        }
+        for level in bots.BOTS
+    ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -42,7 +43,7 @@ PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 800}
 
 try:
-    from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+    from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 except ImportError:  # pragma: no cover - requirements.txt pins it
     sync_playwright = None
 
@@ -239,6 +240,41 @@ def practise(page: Page, site: str, *, ruleset: str = "", players: str = "") -> 
     if players:
         form.locator("select[name=players]").select_option(players)
     form.locator("button[type=submit]").click()
+
+
+def friends_room(
+    people: Any, ann_site: str, bob_site: str, *, shot: str = ""
+) -> tuple[Page, Page, str]:
+    """Ann signs up on `ann_site` (desktop) and opens a two-player classic friends' room; Bob,
+    a guest on a phone, opens `bob_site`, types the code in lower case and is seated at once
+    (the invite promise), and Ann's page hears it. Returns Ann's page, Bob's and the code as
+    the room shows it. `shot`: a screenshot of Ann's waiting room, under that name."""
+    ann = people(DESKTOP).page()
+    ann.goto(ann_site + "/accounts/signup/")
+    ann.fill("input[name=username]", "ann")
+    ann.fill("input[name=password1]", "a-long-pass-42")
+    ann.fill("input[name=password2]", "a-long-pass-42")
+    ann.check("input[name=terms]")
+    ann.click("button[type=submit]")
+    expect(ann.locator(".signed-in")).to_contain_text("ann")
+    friends = ann.locator("form[action='/play/friends/']")
+    friends.locator("select[name=ruleset]").select_option("classic")
+    friends.locator("select[name=players]").select_option("2")
+    friends.locator("button[type=submit]").click()
+    expect(ann.locator("#waiting-title")).to_have_text("Waiting for players")
+    code = ann.locator("#room-code").inner_text()
+    assert re.fullmatch(r"\w{3}-\w{3}", code)
+    if shot:
+        shoot(ann, shot)
+
+    bob = people(PHONE).page()
+    bob.goto(bob_site + "/")
+    bob.fill("input[name=code]", code.lower())
+    bob.click("form[action='/join/'] button")  # the room page seats him at once (seed 004)
+    expect(bob.locator(".seat.to-play")).to_have_count(1)
+    expect(ann.locator(".waiting")).to_be_hidden()
+    expect(ann.locator("#seats")).to_contain_text("Guest")
+    return ann, bob, code
 
 
 def shoot(page: Page, name: str) -> None:

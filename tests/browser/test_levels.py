@@ -1,5 +1,7 @@
-"""The level picker on the practice form reads the stored ladder: every level in order,
-weakest first, with how it plays and its measured strength."""
+"""The level pickers (the practice form, a friends' room's start form) read the stored ladder:
+every level in order, weakest first, each option short (its name and measured strength), and
+the chosen level's description (how it plays, its strength in full) beside the picker as the
+choice changes."""
 
 from __future__ import annotations
 
@@ -8,24 +10,47 @@ from typing import Any
 
 import pytest
 
+from games import services
 from games.bots import BOTS
 from games.web.ladder import LADDER_FILE
 
 pytestmark = pytest.mark.browser
 
 
-def test_the_practice_form_shows_each_level_with_its_measured_strength(
-    site: str, people: Any
-) -> None:
+def shows_the_ladder(page: Any, form: str) -> None:
+    """The level picker in `form` lists every level short, with the stored ladder's figure,
+    and describes the chosen one in full beside it, as the choice changes."""
     stored = json.loads(LADDER_FILE.read_text())["levels"]
-    page = people().page()
-    page.goto(site + "/")
-    options = page.locator("form.play-now select[name=level] option")
+    assert [row["level"] for row in stored] == list(BOTS)
+    select = page.locator(f"{form} select[name=level]")
+    about = page.locator(f"{form} #level-about")
+    options = select.locator("option")
     assert options.evaluate_all("os => os.map(o => o.value)") == list(BOTS)
     texts = options.all_inner_texts()
     for row, text in zip(stored, texts, strict=True):
+        # Short, so the select never cuts it: the name and the stored strength only.
+        assert text == f"{row['level'].capitalize()} · wins {round(row['rate'] * 100)}%"
+    # The default level is described at first (as the page is without its script) ...
+    assert select.input_value() == services.DEFAULT_BOT_LEVEL
+    assert about.inner_text().startswith(services.DEFAULT_BOT_LEVEL.capitalize() + " — ")
+    # ... and each level chosen in turn is described in full, with its stored figure.
+    for row in stored:
+        select.select_option(row["level"])
+        text = about.inner_text()
         assert text.startswith(row["level"].capitalize() + " — ")
         assert text.endswith(f"wins {round(row['rate'] * 100)}% against a random mover")
+
+
+def test_the_practice_form_shows_each_level_with_its_measured_strength(
+    site: str, people: Any
+) -> None:
+    page = people().page()
+    page.goto(site + "/")
+    shows_the_ladder(page, "form.play-now")
+    # A friends' room's host picks the computer for the empty seats the same way.
+    page.goto(site + "/")
+    page.locator("form[action='/play/friends/'] button[type=submit]").click()
+    shows_the_ladder(page, "form.start-form")
     # The one-device page offers the same levels for each computer seat.
     page.goto(site + "/play/local/")
     seat = page.locator("select[name=seat1] option")

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .conftest import DESKTOP, PHONE, SHOTS, practise, shoot
+from .conftest import DESKTOP, PHONE, SHOTS, friends_room, practise, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -151,30 +151,7 @@ def test_pages_at_phone_and_desktop_sizes(site: str, people: Any) -> None:
 def test_friends_room_by_code_click_keyboard_and_drag_until_a_capture(
     site: str, people: Any
 ) -> None:
-    ann = people(DESKTOP).page()
-    ann.goto(site + "/accounts/signup/")
-    ann.fill("input[name=username]", "ann")
-    ann.fill("input[name=password1]", "a-long-pass-42")
-    ann.fill("input[name=password2]", "a-long-pass-42")
-    ann.check("input[name=terms]")
-    ann.click("button[type=submit]")
-    expect(ann.locator(".signed-in")).to_contain_text("ann")
-    friends = ann.locator("form[action='/play/friends/']")
-    friends.locator("select[name=ruleset]").select_option("classic")
-    friends.locator("select[name=players]").select_option("2")
-    friends.locator("button[type=submit]").click()
-    expect(ann.locator("#waiting-title")).to_have_text("Waiting for players")
-    code = ann.locator("#room-code").inner_text()
-    assert re.fullmatch(r"\w{3}-\w{3}", code)
-    shoot(ann, "room-waiting")
-
-    bob = people(PHONE).page()
-    bob.goto(site + "/")
-    bob.fill("input[name=code]", code.lower())
-    bob.click("form[action='/join/'] button")  # the room page seats him at once (seed 004)
-    expect(bob.locator(".seat.to-play")).to_have_count(1)
-    expect(ann.locator(".waiting")).to_be_hidden()
-    expect(ann.locator("#seats")).to_contain_text("Guest")
+    ann, bob, _ = friends_room(people, site, site, shot="room-waiting")
 
     # Ann plays with the mouse (clicks, and drags now and then), Bob with the keyboard.
     hows = iter(["drag", "click", "click"] * 1000)

@@ -4,14 +4,13 @@ the Redis channel layer, and the clocks run in Celery, not in either server."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import DESKTOP, PHONE, on_stack, stack
+from .conftest import friends_room, on_stack, stack
 from .test_site import history, play_until
 
 pytestmark = pytest.mark.browser
@@ -28,31 +27,9 @@ def two_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]
 
 def test_a_friends_game_across_two_server_processes(two_servers: list[str], people: Any) -> None:
     one, two = two_servers
-    ann = people(DESKTOP).page()
-    ann.goto(one + "/accounts/signup/")
-    ann.fill("input[name=username]", "ann")
-    ann.fill("input[name=password1]", "a-long-pass-42")
-    ann.fill("input[name=password2]", "a-long-pass-42")
-    ann.check("input[name=terms]")
-    ann.click("button[type=submit]")
-    expect(ann.locator(".signed-in")).to_contain_text("ann")
-    friends = ann.locator("form[action='/play/friends/']")
-    friends.locator("select[name=ruleset]").select_option("classic")
-    friends.locator("select[name=players]").select_option("2")
-    friends.locator("button[type=submit]").click()
-    expect(ann.locator("#waiting-title")).to_have_text("Waiting for players")
-    code = ann.locator("#room-code").inner_text()
-    assert re.fullmatch(r"\w{3}-\w{3}", code)
-
     # Bob, a guest, opens the other server and is seated at once (the invite promise): Ann's
     # page, whose socket is on the first server, hears it.
-    bob = people(PHONE).page()
-    bob.goto(two + "/")
-    bob.fill("input[name=code]", code.lower())
-    bob.click("form[action='/join/'] button")
-    expect(bob.locator(".seat.to-play")).to_have_count(1)
-    expect(ann.locator(".waiting")).to_be_hidden()
-    expect(ann.locator("#seats")).to_contain_text("Guest")
+    ann, bob, _ = friends_room(people, one, two)
     expect(bob.locator("#seats")).to_contain_text("ann")
 
     # Both play (Ann with clicks, Bob with the keys) until each has rolled a few times: every

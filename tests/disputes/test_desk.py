@@ -249,6 +249,40 @@ def test_questions_reach_the_player_and_notes_never_reach_the_public(
     assert "not played fairly" in public[4].content.decode()  # the player reads the message
 
 
+def test_the_desks_posted_steps_check_their_form_run_the_service_and_say_so(
+    make_user: Make, make_moderator: Make, settings: Any
+) -> None:
+    settings.DISPUTE_VOID_APPROVAL = False
+    a, b = make_user(), make_user()
+    mod = make_moderator()
+    desk = client_for(mod)
+    dispute = open_one(finish(ranked_match("duel", [a, b]), [a, b]), b)
+    review = reverse("disputes:review", args=[dispute.pk])
+
+    def said(url: str, data: dict[str, str], to: str = review) -> str:
+        response = desk.post(reverse(url, args=[dispute.pk]), data, follow=True)
+        assert response.redirect_chain[-1][0] == to
+        return " ".join(str(m) for m in response.context["messages"])
+
+    # A bad form is refused with what to write; nothing is recorded.
+    assert said("disputes:note", {"text": ""}) == "Write the note (up to 4000 characters)."
+    assert said("disputes:ask", {"question": ""}) == "Write the question (up to 2000 characters)."
+    assert not CaseEntry.objects.filter(dispute=dispute, kind__in=["note", "question"]).exists()
+    # A good one runs the service, as this moderator, and says so.
+    assert said("disputes:note", {"text": "Same address."}) == "Note added (moderators only)."
+    assert said("disputes:ask", {"question": "Which device?"}).startswith("Question sent")
+    assert CaseEntry.objects.get(dispute=dispute, kind="note").text == "Same address."
+    assert CaseEntry.objects.get(dispute=dispute, kind="question").text == "Which device?"
+    # Claimed from the queue, the moderator is back on the queue.
+    queue = reverse("disputes:queue")
+    assert said("disputes:assign", {"next": "queue"}, queue) == "You claimed the dispute."
+    # A service's refusal is said on the review: there is no void to undo yet.
+    assert said("disputes:unvoid", {"note": "undo"}) == "This match is not void"
+    services.dispute_settle(dispute_id=dispute.pk, moderator=mod, outcome="uphold", reason="ok")
+    assert said("disputes:unvoid", {"note": "The log shows no drop."}).startswith("The void")
+    assert Match.objects.get(pk=dispute.match_id).status == Status.FINISHED
+
+
 # ---------------------------------------------------------------------------- remedies
 
 

@@ -6,6 +6,7 @@ Durations are the rules' times LUDO_TIME_SCALE (here a thousandth: 20 s is 20 ms
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -178,9 +179,7 @@ def test_in_process_clock_wakes_for_a_new_deadline_not_at_its_tick(settings: Any
     if connection.vendor != "postgresql":
         pytest.skip("read while the clock runs: SQLite's shared in-memory test database locks")
     ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
-    # Its own tick: 5 s. In the full CI suite the first sweep could fail (logged) and then
-    # wait a whole tick: with a ten-minute tick the test waited in vain (see the session note).
-    ticking = clock.InProcessClock(every=5).start()
+    ticking = clock.InProcessClock(every=600).start()  # its own tick: ten minutes
     try:
         time.sleep(0.2)  # its first look found nothing to wait for
         match = two_player(ann, ben)  # a 20 ms turn clock: the change pokes the clock
@@ -195,6 +194,57 @@ def test_in_process_clock_wakes_for_a_new_deadline_not_at_its_tick(settings: Any
     finally:
         ticking.stop()
     assert not ticking.thread.is_alive() and not timing.running()
+
+
+def wait_for(done: Callable[[], bool], seconds: float = 30) -> bool:
+    """Polls `done` (no database reads while the clock runs: SQLite's shared in-memory test
+    database locks whole tables) until it holds or `seconds` ran out."""
+    for _ in range(int(seconds / 0.05)):
+        if done():
+            return True
+        time.sleep(0.05)
+    return done()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_sweep_is_tried_again_soon_not_at_the_next_tick(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
+    match = two_player(ann, ben)  # a 20 ms turn clock: due when the clock first looks
+    table = connection.ops.quote_name(Match._meta.db_table)
+    away = connection.ops.quote_name(f"{Match._meta.db_table}_away")
+    with connection.cursor() as cursor:
+        # A real failure, no mock: the matches' table is gone, so every sweep fails.
+        cursor.execute(f"ALTER TABLE {table} RENAME TO {away}")
+    moved = True
+    ticking = clock.InProcessClock(every=600).start()  # its own tick: ten minutes
+    try:
+        # Failed, and failed again within seconds: the back-off, not the ten-minute tick.
+        assert wait_for(lambda: ticking.failures >= 2), "a failed sweep waited for its tick"
+        assert ticking.swept == 0
+        with connection.cursor() as cursor:
+            cursor.execute(f"ALTER TABLE {away} RENAME TO {table}")
+        moved = False
+        assert wait_for(lambda: ticking.swept >= 1), "no sweep ran once the table was back"
+        assert ticking.failures == 0
+    finally:
+        ticking.stop()
+        if moved:
+            with connection.cursor() as cursor:
+                cursor.execute(f"ALTER TABLE {away} RENAME TO {table}")
+    assert not ticking.thread.is_alive()
+    assert MatchEvent.objects.filter(match=match, kind="timeout").exists()
+    failed = [r for r in caplog.records if r.getMessage().startswith("clock: sweep failed")]
+    assert len(failed) >= 2 and all(r.exc_info for r in failed)
+    assert "trying again in 0.1 s" in failed[0].getMessage()
+
+
+def test_the_back_off_doubles_up_to_its_most_and_never_past_the_tick() -> None:
+    assert [clock.retry_after(n, 600) for n in (1, 2, 3)] == [0.1, 0.2, 0.4]
+    assert clock.retry_after(7, 600) == clock.RETRY_MOST == 5.0
+    assert clock.retry_after(10_000, 600) == 5.0  # no float overflow after a long outage
+    assert clock.retry_after(3, 0.25) == 0.25  # a clock ticking faster just ticks
 
 
 def test_inprocess_default_follows_redis(settings: Any) -> None:

@@ -178,7 +178,9 @@ def test_party_options_from_the_create_forms(client: Client) -> None:
 
 def test_computer_level_defaults_to_the_services_default(client: Client) -> None:
     home = client.get("/").content.decode()
-    assert '<option value="medium" selected>' in home
+    assert '<option value="medium" selected data-about="Medium — ' in home
+    # Its description is on the page before any script runs (the script follows the choice).
+    assert '<p class="level-about" id="level-about" aria-live="polite">Medium — ' in home
     # One device (seed 003): the computer seats are the beginner computer by default.
     local = client.get("/play/local/").content.decode()
     assert local.count('value="beginner" selected>') == 3  # every seat but the first

@@ -1,0 +1,107 @@
+"""A finished match's replay page: turn by turn, with its events and the dice proof."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from games.match.replay import initial_state, load_actions, steps, withdrawn
+from games.models import MatchEvent
+from games.services import reactions
+from games.web.room_pages import match_or_404
+from games.web.rules_page import board_config, narrate, position
+
+
+@require_GET
+def replay(request: HttpRequest, code: str) -> HttpResponse:
+    """A finished match turn by turn, with its events and the dice proof."""
+    match = match_or_404(code)
+    rules = match.rules
+    context: dict[str, Any] = {"match": match, "ended": match.ended}
+    start = initial_state(match) if match.ended else None
+    if start is None:
+        return render(request, "games/replay.html", context)
+    frames = [{"turn": 1, "title": "The start", "words": [], "position": position(start)}]
+    rolls = []
+    actions = load_actions(match)
+    gone = withdrawn(actions)  # local games: what an undo took back
+    for step in steps(match, actions, start=start):
+        row = step.action.row
+        said = [narrate(rules, e) for e in step.events]
+        if step.action.kind == "undo":
+            said = [f"Undo: back to {rules.colours[step.state.to_play].capitalize()}'s turn"]
+        if said and step.action.seq in gone:
+            said[0] += " (taken back)"
+        frames.append(
+            {
+                "turn": step.turn,
+                # The turn the action was played in (a passing move's `turn` is the next).
+                "in": getattr(row, "turn", None) or frames[-1]["turn"],
+                "seq": step.action.seq,
+                "title": said[0] if said else step.action.kind,
+                "words": said,
+                "by": getattr(row, "by", ""),
+                "position": position(step.state),
+            }
+        )
+        if step.action.kind == "roll":
+            rolls.append(
+                {
+                    "n": row.n,
+                    # The dice number its face comes from: n, or the withdrawn roll's that it
+                    # replays after an undo (local play).
+                    "die": row.dice_number,
+                    "face": row.face,
+                    "corner": row.corner,
+                    "chosen": row.bonus == "control",
+                    "frame": len(frames) - 1,
+                }
+            )
+    _reactions_into(match, frames)
+    seats = {s.corner: s for s in match.seats.select_related("user")}
+    context["config"] = {
+        "board": board_config(rules),
+        "frames": frames,
+        "seats": [
+            {
+                "corner": c,
+                "colour": rules.colours[c],
+                "name": _seat_label(seats.get(c), rules.colours[c]),
+            }
+            for c in rules.seats_for(match.players)
+        ],
+        "proof": {
+            "commitment": match.commitment,
+            "server_seed": match.server_seed,
+            "client_seed": match.client_seed,
+            "rolls": rolls,
+        },
+    }
+    return render(request, "games/replay.html", context)
+
+
+def _reactions_into(match: Any, frames: list[dict[str, Any]]) -> None:
+    """The room's reactions, each in the words of the replay step it followed."""
+    said = MatchEvent.objects.filter(match=match, kind=reactions.KIND).order_by("seq")
+    for e in said:
+        at = 0
+        for i, f in enumerate(frames):
+            if f.get("seq", 0) < e.seq:
+                at = i
+        colour = match.rules.colours[int(e.data["corner"])].capitalize()
+        frames[at]["words"].append(
+            f"{colour} reacts: {reactions.CHOICES.get(e.data['r'], e.data['r'])}"
+        )
+
+
+def _seat_label(seat: Any, colour: str) -> str:
+    if seat is None:
+        return colour.capitalize()
+    if seat.bot:
+        return f"{colour.capitalize()}: {seat.bot} computer (BOT)"
+    if seat.user is not None and seat.match.mode != "local":
+        return f"{colour.capitalize()}: {seat.user.shown_name}"
+    return colour.capitalize()
