@@ -113,6 +113,11 @@ def finish_db_work() -> None:
 # socket is dead and reconnects (static/js/room.js). It also keeps this process's socket
 # counts alive (`games.live.presence.RedisStore`).
 HEARTBEAT_SECONDS = 5.0
+# A socket behind the match at a heartbeat is caught up only if still behind this much later:
+# the update for it is usually on its way (issue 14: under load, resyncing and restarting the
+# player's clock then was needless work when the site could least afford it, and it moved the
+# deadline under a `v` the others had already been sent).
+LATE_GRACE = 1.0
 _sockets: dict[int, set[MatchConsumer]] = {}
 _heartbeat: asyncio.Task[None] | None = None
 
@@ -205,6 +210,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     mine: frozenset[int] = frozenset()
     session: str = ""  # the key this socket is counted under in _open_by_session
     resyncing: asyncio.Future[None] | None = None  # a full state being resent (`resync_soon`)
+    checking: asyncio.Future[None] | None = None  # a socket behind, looked at again (`heartbeat`)
     last: dict[str, Any] | None = None  # the snapshot this socket was sent last
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -297,8 +303,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         _unwatch(self)
-        if self.resyncing is not None:
-            self.resyncing.cancel()
+        for pending in (self.resyncing, self.checking):
+            if pending is not None:
+                pending.cancel()
         if self.session:
             _open_by_session[self.session] -= 1
             if _open_by_session[self.session] <= 0:
@@ -444,17 +451,23 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def heartbeat(self, seq: int | None) -> None:
         """The process's heartbeat (`beat`): the full state when the match moved on past what
-        this socket was sent, else a ``ping`` with the socket's ``v``."""
+        this socket was sent and it is still behind a moment later (an update may be on its
+        way: under load one often is), else a ``ping`` with the socket's ``v``."""
         if seq is not None and seq > self.sent_v and self.resyncing is None:
-            log.info(
-                "match %s: socket at v%s, match at v%s: resync", self.match_id, self.sent_v, seq
-            )
-            if self.corner is not None:
-                # This player's screen was stale: their clock starts again (if it is theirs).
-                await on_db_thread(_restart_clock)(self.match_id, seq)
-            await self.resync()
+            if self.checking is None or self.checking.done():
+                self.checking = asyncio.ensure_future(self._catch_up_if_behind(seq))
             return
         await self.send(frame("ping", self.sent_v, {}))
+
+    async def _catch_up_if_behind(self, seq: int) -> None:
+        await asyncio.sleep(min(LATE_GRACE, _heartbeat_seconds()))
+        if seq <= self.sent_v or self.resyncing is not None:
+            return  # it was on its way
+        log.info("match %s: socket at v%s, match at v%s: resync", self.match_id, self.sent_v, seq)
+        if self.corner is not None:
+            # This player's screen was stale: their clock starts again (if it is theirs).
+            await on_db_thread(_restart_clock)(self.match_id, seq)
+        await self.resync()
 
     async def resync(self) -> bool:
         """Send the full state; on failure (a database blip) keep trying in the background

@@ -124,7 +124,10 @@ async def play_across(stack: Stack) -> None:
         for base, name in zip(servers, NAMES, strict=True)
     ]
     made = await asyncio.to_thread(
-        players[0].call, "POST", "/api/matches", {"ruleset": "classic", "players": 4, "mode": "friendly"}
+        players[0].call,
+        "POST",
+        "/api/matches",
+        {"ruleset": "classic", "players": 4, "mode": "friendly"},
     )
     code = made["code"]
     for p in players[1:]:
@@ -195,7 +198,8 @@ async def play_across(stack: Stack) -> None:
     # play, and only their own seat marked.
     for v in sorted(watchers[0].record.states):
         views = [r.states[v] for r in records if v in r.states]
-        assert all(public(view) == public(views[0]) for view in views), v
+        differ = {k for view in views for k in public(view) if public(view)[k] != views[0].get(k)}
+        assert not differ, (v, {k: [view.get(k) for view in views] for k in differ})
     for p, record in zip(players, seen, strict=True):
         for v, state in record.states.items():
             assert [s["corner"] for s in state["seats"] if s["you"]] == [p.corner], v
