@@ -59,6 +59,7 @@ class Record:
         self.first = first  # the state it was sent on opening
         self.seqs: list[int] = []  # event seqs, as received
         self.states: dict[int, dict[str, Any]] = {first["v"]: first}  # v -> snapshot sent
+        self.updates: dict[int, dict[str, Any]] = {}  # v -> the snapshot its update carried
         self.errors: list[str] = []
 
     def add(self, frame: dict[str, Any]) -> None:
@@ -67,6 +68,7 @@ class Record:
         elif frame["t"] == "update":
             self.seqs += [e["seq"] for e in frame["d"]["events"] if "seq" in e]
             self.states[frame["d"]["state"]["v"]] = frame["d"]["state"]
+            self.updates[frame["d"]["state"]["v"]] = frame["d"]["state"]
         elif frame["t"] == "error":
             self.errors.append(frame["d"]["code"])
 
@@ -194,10 +196,12 @@ async def play_across(stack: Stack) -> None:
         # Every event after the socket's first state, once each, in order: none lost.
         assert record.seqs == list(range(start + 1, final_v + 1)), who
         assert record.states[final_v]["status"] == "finished", who
-    # At each v, every viewer was sent the same match; the legal moves only to the player to
-    # play, and only their own seat marked.
-    for v in sorted(watchers[0].record.states):
-        views = [r.states[v] for r in records if v in r.states]
+    # At each v, every viewer's update carried the same match; the legal moves only to the
+    # player to play, and only their own seat marked. (A full state resent later may differ:
+    # the database moved on, e.g. a clock restarted, without a new event.)
+    for v in sorted(watchers[0].record.updates):
+        views = [r.updates[v] for r in records if v in r.updates]
+        assert len(views) == len(records), v  # every socket was sent it
         differ = {k for view in views for k in public(view) if public(view)[k] != views[0].get(k)}
         assert not differ, (v, {k: [view.get(k) for view in views] for k in differ})
     for p, record in zip(players, seen, strict=True):
