@@ -343,7 +343,7 @@ class CpuWatch:
 async def run(args: argparse.Namespace, rooms: list[Room]) -> Totals:
     totals = Totals()
     start = time.monotonic()
-    totals.end = start + args.ramp + args.settle + args.seconds
+    totals.end = start + args.ramp + args.settle + args.settle_pause + args.seconds
     tasks = []
     for i, room in enumerate(rooms):
         # Rooms open one after another over the ramp, their players together.
@@ -360,6 +360,8 @@ async def run(args: argparse.Namespace, rooms: list[Room]) -> Totals:
     while totals.open_now < len(tasks) and time.monotonic() < settle:
         await asyncio.sleep(0.25)
     totals.settled = time.monotonic() - start - args.ramp
+    # The last arrivals' work (a seat connected, its audit entry) drains before the window.
+    await asyncio.sleep(args.settle_pause)
     stop = totals.end = time.monotonic() + args.seconds
     totals.latencies.clear()
     totals.stamps.clear()
@@ -399,6 +401,12 @@ def main() -> None:
         type=float,
         default=60,
         help="after the ramp, wait up to this long for every socket to be open",
+    )
+    parser.add_argument(
+        "--settle-pause",
+        type=float,
+        default=5,
+        help="seconds between every socket being open and the measured window",
     )
     parser.add_argument(
         "--client-gc", action="store_true", help="leave this client's garbage collector as is"
