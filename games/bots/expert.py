@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from games.engine import (
@@ -24,6 +24,7 @@ from games.engine import (
     legal_moves,
     move,
     roll,
+    rules_name,
 )
 
 from .simple import Bot, best_pawn
@@ -48,6 +49,16 @@ class Weights(NamedTuple):
     # far more often than two).
     bend: float = 0.0
     stock: tuple[float, float, float] = (5.0, 6.0, 4.0)  # Power: double, control, shield
+    # A corner that moves before a rival can run with one pawn only: at 1, only its pawn
+    # with the most to gain from running gets `escape`, the others bear the full danger.
+    one_runs: float = 0.0
+    # Where a player with no pawn out gets three tries for a six (mensch, party): the price of
+    # a pawn past the track that can still move while the others wait in the yard (it counts
+    # as out, so the player gets one roll a turn instead of three tries).
+    unstuck: float = 0.0
+    # Mensch's forced bring-out in the danger (at 1): a rival with a pawn waiting uses a six
+    # to bring it out, and moves only the pawn on its start square until that square is clear.
+    forced: float = 0.0
 
 
 class _Tables(NamedTuple):
@@ -102,6 +113,18 @@ _BITS = tuple(bin(i).count("1") for i in range(128))
 _SIX_IN = tuple(1.0 - (5.0 / 6.0) ** n for n in range(7))  # a six within n tries
 
 
+def _movable_home(row: tuple[int, ...], rules: Ruleset) -> bool:
+    """Whether a pawn of `row` past the track can still move (a free square ahead of it
+    within the goal, where pawns may not share one)."""
+    goal = rules.goal
+    for p in row:
+        if rules.last_track < p < goal and (
+            rules.land_on_own or any(q not in row for q in range(p + 1, min(p + 6, goal) + 1))
+        ):
+            return True
+    return False
+
+
 def values(state: State, weights: Weights = DEFAULT) -> list[float]:
     """Each corner's worth in squares: its pawns' progress, less what the rivals' next rolls
     are expected to capture (a pawn whose owner moves first is in less danger: it may run)."""
@@ -118,6 +141,9 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
     last = rules.last_track
     escape = weights.escape
     risk = weights.risk
+    one_runs = weights.one_runs
+    by_force = rules.brings_out_by_force and weights.forced > 0
+    unstuck = weights.unstuck if rules.tries_without_pawn_out > 1 else 0.0
     tries = rules.tries_without_pawn_out
     n = len(seats)
     first = seats.index(state.to_play)
@@ -142,9 +168,17 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
         total = 0.0
         for p in row:
             total += value[p + 1]
+        if unstuck and yard[c] and not track[c] and _movable_home(row, rules):
+            total -= unstuck
         if track[c]:
             at = square[c]
             rivals = t.rivals[c]
+            # Mensch: while its start square holds a pawn and others wait, a corner moves
+            # only that pawn, so no other pawn of it can run.
+            pinned = by_force and yard[c] and 0 in track[c]
+            full_total = 0.0  # the danger with no pawn running (for `one_runs`)
+            gain = 0.0  # the most one pawn saves by running
+            danger = 0.0
             for i, p in enumerate(row):
                 if p < 0 or p > last:
                     continue
@@ -152,18 +186,31 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
                 if safe[s] or (shielded and (c, i) in shielded) or (lone_safe and row.count(p) > 1):
                     continue
                 miss = 1.0
+                stay = 1.0  # as `miss`, when this pawn does not run
                 for r in rivals:
                     there = progress[r][s]
                     if there < 0:
                         continue
                     near = 0
                     far = 0
-                    for q in track[r]:
-                        d = there - q
-                        if 0 < d <= 6:
-                            near |= 1 << d
-                        elif 6 < d <= 12:
-                            far |= 1 << (d - 6)
+                    forced = by_force and yard[r]
+                    if forced and 0 in track[r]:
+                        # Mensch: the start square is cleared first, so only the pawn on it
+                        # moves while others wait in the yard.
+                        if 0 < there <= 6:
+                            near |= 1 << there
+                        elif 6 < there <= 12:
+                            far |= 1 << (there - 6)
+                        there = 99  # (the yard's bring-out below is blocked too)
+                    else:
+                        for q in track[r]:
+                            d = there - q
+                            if 0 < d <= 6:
+                                # Mensch: a six must bring a waiting pawn out instead.
+                                if not forced or d < 6:
+                                    near |= 1 << d
+                            elif 6 < d <= 12 and not forced:
+                                far |= 1 << (d - 6)
                     if yard[r] and there <= 6:
                         # A six brings the pawn out (onto a start square that captures only
                         # where starts are not safe), and the roll it earns may hit.
@@ -177,16 +224,25 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
                         # roll it earns may hit.
                         six = _SIX_IN[tries]
                         hit = six if there == 0 else six / 6.0
-                        if order[c] < order[r]:
+                        stay *= 1.0 - hit
+                        if order[c] < order[r] and not (pinned and p):
                             hit *= escape
                         miss *= 1.0 - hit
                     elif near or far:
                         hit = _BITS[near] / 6.0 + _BITS[far] / 36.0
-                        if order[c] < order[r]:
+                        stay *= 1.0 - hit
+                        if order[c] < order[r] and not (pinned and p):
                             hit *= escape
                         miss *= 1.0 - hit
-                if miss < 1.0:
-                    total -= (1.0 - miss) * loss[p + 1] * risk
+                if stay < 1.0:
+                    lost = loss[p + 1] * risk
+                    danger += (1.0 - miss) * lost
+                    if one_runs:
+                        full_total += (1.0 - stay) * lost
+                        gain = max(gain, (miss - stay) * lost)
+            if one_runs:
+                danger += one_runs * (full_total - gain - danger)
+            total -= danger
         worth[c] = total
     return worth
 
@@ -222,6 +278,35 @@ def score(state: State, worth: list[float], me: int, weights: Weights = DEFAULT)
         w = weights.stock
         result += stock[0] * w[0] + stock[1] * w[1] + stock[2] * w[2]
     return result
+
+
+class Table(NamedTuple):
+    """How the expert plays at one table of three or four: how many rolls it looks ahead, how
+    it expects a rival to answer ("eval": by the expert's own evaluation; "rule": as the
+    rule-of-thumb `best_pawn` plays), its node budget and its prices."""
+
+    depth: int
+    model: str
+    max_nodes: int
+    weights: Weights = DEFAULT
+    # Beyond two rolls, search only this many of the best moves so far (0: every move);
+    # the others keep their place below them.
+    top: int = 0
+
+
+# Tuned against three `hard` bots (manage.py bot_tournament --players 4, seeds other than the
+# one the proof uses): at a table of four the rivals are modelled as the rule-of-thumb player
+# (`best_pawn`), and a pawn far along is worth more than its squares (`bend`).
+_CROWD = Weights(bend=0.5)
+TABLE_SETTINGS: dict[str, Table] = {
+    "classic": Table(2, "rule", 5000, _CROWD),
+    "family": Table(2, "rule", 5000, _CROWD),
+    "mensch": Table(2, "rule", 5000, _CROWD),
+    "party": Table(2, "rule", 5000, _CROWD),
+    "party+pairs": Table(2, "rule", 5000, _CROWD),
+    "party+power": Table(2, "rule", 5000, _CROWD),
+    "party+pairs+power": Table(2, "rule", 5000, _CROWD),
+}
 
 
 class BudgetSpent(Exception):
@@ -310,12 +395,16 @@ class Expert(Bot):
         model: str = "eval",
         capture_first: bool = False,
         crowd: tuple[int, str, int] | None = None,
+        tables: Mapping[str, Table] | None = None,
     ) -> None:
         self.model = model
         self.capture_first = capture_first
         # At a table of three or four: (depth, rival model, max_nodes) instead, so that the
         # search can see a whole round of rivals answer.
         self.crowd = crowd
+        # At a table of three or four of a rule set named here (`rules_name`, options
+        # included): its own settings, before `crowd`.
+        self.tables = dict(tables or {})
         self.depth = depth
         self.max_nodes = max_nodes
         self.budget_ms = budget_ms
@@ -325,16 +414,21 @@ class Expert(Bot):
         self.nodes = 0
         self.reached = 0
 
-    def _search(self, model: str | None = None) -> _Search:
+    def _search(self, table: Table) -> _Search:
         return _Search(
-            self.weights, self.clock, self.clock() + self.budget_ms / 1000.0, model or self.model
+            table.weights, self.clock, self.clock() + self.budget_ms / 1000.0, table.model
         )
 
-    def _settings(self, state: State) -> tuple[int, str, int]:
-        """(depth, rival model, max_nodes) for this table."""
-        if self.crowd and len(state.seats) > 2:
-            return self.crowd
-        return self.depth, self.model, self.max_nodes
+    def _settings(self, state: State) -> Table:
+        """How to play this table: (depth, rival model, max_nodes, weights)."""
+        if len(state.seats) > 2:
+            if self.tables:
+                found = self.tables.get(rules_name(state.rules))
+                if found is not None:
+                    return found
+            if self.crowd:
+                return Table(*self.crowd, self.weights)
+        return Table(self.depth, self.model, self.max_nodes, self.weights)
 
     def rank(self, state: State) -> list[tuple[float, Move]]:
         """Every legal move with its value for the player to act, by the deepest level the
@@ -343,10 +437,13 @@ class Expert(Bot):
         if self.capture_first and any(m.captures for m in moves):
             moves = tuple(m for m in moves if m.captures)
         me = state.to_play
-        max_depth, model, max_nodes = self._settings(state)
-        search = self._search(model)
+        table = self._settings(state)
+        max_depth, max_nodes = table.depth, table.max_nodes
+        search = self._search(table)
         results = [move(state, m)[0] for m in moves]
         ranked = [(search.leaf(s, me), m) for s, m in zip(results, moves, strict=True)]
+        ranked.sort(key=lambda vm: -vm[0])
+        after = dict(zip(moves, results, strict=True))
         reached = 0
         for depth in range(1, max_depth + 1):
             # A level costs some 10 times the one before: skip one that cannot fit.
@@ -354,15 +451,14 @@ class Expert(Bot):
                 break
             # The first level always completes (unless the clock runs out): it is cheap.
             search.cap = max_nodes if depth > 1 else float("inf")
+            narrow = table.top if depth > 2 and table.top else len(ranked)
             try:
-                deeper = [
-                    (search.after(s, me, depth), m) for s, m in zip(results, moves, strict=True)
-                ]
+                deeper = [(search.after(after[m], me, depth), m) for _, m in ranked[:narrow]]
             except BudgetSpent:
                 break
-            ranked = deeper
+            deeper.sort(key=lambda vm: -vm[0])
+            ranked = deeper + ranked[narrow:]
             reached = depth
-        ranked.sort(key=lambda vm: -vm[0])
         self.nodes, self.reached = search.nodes, reached
         return ranked
 
@@ -406,7 +502,7 @@ class Expert(Bot):
         found: dict[str, tuple[float, int]] = {}
         if len(options) == 1:
             return found
-        search = self._search()
+        search = self._search(self._settings(state))
         for bonus in options:
             faces = []
             for face in range(1, 7):
