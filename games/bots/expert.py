@@ -5,6 +5,11 @@ The search tries each move for the roll in hand, then averages over the next two
 whoever acts next (its own extra roll, or a rival's turn, where the rival answers with its
 best move by the same evaluation). It searches one roll deep, then two while a node budget and
 a clock allow (a few ms a move on average; `max_nodes` bounds the worst case).
+
+At a table of three or four, `TABLE_SETTINGS` gives each rule set its own settings: there a
+rival is expected to answer as the rule-of-thumb player does (`best_pawn`), which is cheaper
+and, against the rule-of-thumb levels, exact; and a pawn far along is worth more than its
+squares, so the search brings one pawn home rather than spreading risk over four.
 """
 
 from __future__ import annotations
