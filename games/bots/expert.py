@@ -54,16 +54,6 @@ class Weights(NamedTuple):
     # far more often than two).
     bend: float = 0.0
     stock: tuple[float, float, float] = (5.0, 6.0, 4.0)  # Power: double, control, shield
-    # A corner that moves before a rival can run with one pawn only: at 1, only its pawn
-    # with the most to gain from running gets `escape`, the others bear the full danger.
-    one_runs: float = 0.0
-    # Where a player with no pawn out gets three tries for a six (mensch, party): the price of
-    # a pawn past the track that can still move while the others wait in the yard (it counts
-    # as out, so the player gets one roll a turn instead of three tries).
-    unstuck: float = 0.0
-    # Mensch's forced bring-out in the danger (at 1): a rival with a pawn waiting uses a six
-    # to bring it out, and moves only the pawn on its start square until that square is clear.
-    forced: float = 0.0
 
 
 class _Tables(NamedTuple):
@@ -118,18 +108,6 @@ _BITS = tuple(bin(i).count("1") for i in range(128))
 _SIX_IN = tuple(1.0 - (5.0 / 6.0) ** n for n in range(7))  # a six within n tries
 
 
-def _movable_home(row: tuple[int, ...], rules: Ruleset) -> bool:
-    """Whether a pawn of `row` past the track can still move (a free square ahead of it
-    within the goal, where pawns may not share one)."""
-    goal = rules.goal
-    for p in row:
-        if rules.last_track < p < goal and (
-            rules.land_on_own or any(q not in row for q in range(p + 1, min(p + 6, goal) + 1))
-        ):
-            return True
-    return False
-
-
 def values(state: State, weights: Weights = DEFAULT) -> list[float]:
     """Each corner's worth in squares: its pawns' progress, less what the rivals' next rolls
     are expected to capture (a pawn whose owner moves first is in less danger: it may run)."""
@@ -146,9 +124,6 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
     last = rules.last_track
     escape = weights.escape
     risk = weights.risk
-    one_runs = weights.one_runs
-    by_force = rules.brings_out_by_force and weights.forced > 0
-    unstuck = weights.unstuck if rules.tries_without_pawn_out > 1 else 0.0
     tries = rules.tries_without_pawn_out
     n = len(seats)
     first = seats.index(state.to_play)
@@ -173,16 +148,9 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
         total = 0.0
         for p in row:
             total += value[p + 1]
-        if unstuck and yard[c] and not track[c] and _movable_home(row, rules):
-            total -= unstuck
         if track[c]:
             at = square[c]
             rivals = t.rivals[c]
-            # Mensch: while its start square holds a pawn and others wait, a corner moves
-            # only that pawn, so no other pawn of it can run.
-            pinned = by_force and yard[c] and 0 in track[c]
-            full_total = 0.0  # the danger with no pawn running (for `one_runs`)
-            gain = 0.0  # the most one pawn saves by running
             danger = 0.0
             for i, p in enumerate(row):
                 if p < 0 or p > last:
@@ -191,31 +159,18 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
                 if safe[s] or (shielded and (c, i) in shielded) or (lone_safe and row.count(p) > 1):
                     continue
                 miss = 1.0
-                stay = 1.0  # as `miss`, when this pawn does not run
                 for r in rivals:
                     there = progress[r][s]
                     if there < 0:
                         continue
                     near = 0
                     far = 0
-                    forced = by_force and yard[r]
-                    if forced and 0 in track[r]:
-                        # Mensch: the start square is cleared first, so only the pawn on it
-                        # moves while others wait in the yard.
-                        if 0 < there <= 6:
-                            near |= 1 << there
-                        elif 6 < there <= 12:
-                            far |= 1 << (there - 6)
-                        there = 99  # (the yard's bring-out below is blocked too)
-                    else:
-                        for q in track[r]:
-                            d = there - q
-                            if 0 < d <= 6:
-                                # Mensch: a six must bring a waiting pawn out instead.
-                                if not forced or d < 6:
-                                    near |= 1 << d
-                            elif 6 < d <= 12 and not forced:
-                                far |= 1 << (d - 6)
+                    for q in track[r]:
+                        d = there - q
+                        if 0 < d <= 6:
+                            near |= 1 << d
+                        elif 6 < d <= 12:
+                            far |= 1 << (d - 6)
                     if yard[r] and there <= 6:
                         # A six brings the pawn out (onto a start square that captures only
                         # where starts are not safe), and the roll it earns may hit.
@@ -229,24 +184,17 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
                         # roll it earns may hit.
                         six = _SIX_IN[tries]
                         hit = six if there == 0 else six / 6.0
-                        stay *= 1.0 - hit
-                        if order[c] < order[r] and not (pinned and p):
+                        if order[c] < order[r]:
                             hit *= escape
                         miss *= 1.0 - hit
                     elif near or far:
                         hit = _BITS[near] / 6.0 + _BITS[far] / 36.0
-                        stay *= 1.0 - hit
-                        if order[c] < order[r] and not (pinned and p):
+                        if order[c] < order[r]:
                             hit *= escape
                         miss *= 1.0 - hit
-                if stay < 1.0:
+                if miss < 1.0:
                     lost = loss[p + 1] * risk
                     danger += (1.0 - miss) * lost
-                    if one_runs:
-                        full_total += (1.0 - stay) * lost
-                        gain = max(gain, (miss - stay) * lost)
-            if one_runs:
-                danger += one_runs * (full_total - gain - danger)
             total -= danger
         worth[c] = total
     return worth
@@ -294,9 +242,6 @@ class Table(NamedTuple):
     model: str
     max_nodes: int
     weights: Weights = DEFAULT
-    # Beyond two rolls, search only this many of the best moves so far (0: every move);
-    # the others keep their place below them.
-    top: int = 0
 
 
 # Tuned against three `hard` bots (manage.py bot_tournament --players 4, seeds other than the
@@ -456,13 +401,12 @@ class Expert(Bot):
                 break
             # The first level always completes (unless the clock runs out): it is cheap.
             search.cap = max_nodes if depth > 1 else float("inf")
-            narrow = table.top if depth > 2 and table.top else len(ranked)
             try:
-                deeper = [(search.after(after[m], me, depth), m) for _, m in ranked[:narrow]]
+                deeper = [(search.after(after[m], me, depth), m) for _, m in ranked]
             except BudgetSpent:
                 break
             deeper.sort(key=lambda vm: -vm[0])
-            ranked = deeper + ranked[narrow:]
+            ranked = deeper
             reached = depth
         self.nodes, self.reached = search.nodes, reached
         return ranked
