@@ -8,7 +8,7 @@ them (`manage.py bot_tournament --ladder`, games/bots/ladder.json). "beginner" i
 level for a first game; seed 003's one-device computer is "greedy", placed by its strength.
 """
 
-from .expert import Expert
+from .expert import TABLE_SETTINGS, Expert
 from .simple import Beginner, Bot, Greedy, Levelled, RandomBot, best_pawn
 
 BOTS: dict[str, Bot] = {
@@ -19,7 +19,7 @@ BOTS: dict[str, Bot] = {
         "hard", 1.0, "the best pawn every turn: capture, home, safe square, out, away from a rival"
     ),
     "greedy": Greedy(),
-    "expert": Expert(),
+    "expert": Expert(tables=TABLE_SETTINGS),
 }
 
 __all__ = [

@@ -5,13 +5,18 @@ The search tries each move for the roll in hand, then averages over the next two
 whoever acts next (its own extra roll, or a rival's turn, where the rival answers with its
 best move by the same evaluation). It searches one roll deep, then two while a node budget and
 a clock allow (a few ms a move on average; `max_nodes` bounds the worst case).
+
+At a table of three or four, `TABLE_SETTINGS` gives each rule set its own settings: there a
+rival is expected to answer as the rule-of-thumb player does (`best_pawn`), which is cheaper
+and, against the rule-of-thumb levels, exact; and a pawn far along is worth more than its
+squares, so the search brings one pawn home rather than spreading risk over four.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from games.engine import (
@@ -24,6 +29,7 @@ from games.engine import (
     legal_moves,
     move,
     roll,
+    rules_name,
 )
 
 from .simple import Bot, best_pawn
@@ -145,6 +151,7 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
         if track[c]:
             at = square[c]
             rivals = t.rivals[c]
+            danger = 0.0
             for i, p in enumerate(row):
                 if p < 0 or p > last:
                     continue
@@ -186,7 +193,9 @@ def values(state: State, weights: Weights = DEFAULT) -> list[float]:
                             hit *= escape
                         miss *= 1.0 - hit
                 if miss < 1.0:
-                    total -= (1.0 - miss) * loss[p + 1] * risk
+                    lost = loss[p + 1] * risk
+                    danger += (1.0 - miss) * lost
+            total -= danger
         worth[c] = total
     return worth
 
@@ -222,6 +231,32 @@ def score(state: State, worth: list[float], me: int, weights: Weights = DEFAULT)
         w = weights.stock
         result += stock[0] * w[0] + stock[1] * w[1] + stock[2] * w[2]
     return result
+
+
+class Table(NamedTuple):
+    """How the expert plays at one table of three or four: how many rolls it looks ahead, how
+    it expects a rival to answer ("eval": by the expert's own evaluation; "rule": as the
+    rule-of-thumb `best_pawn` plays), its node budget and its prices."""
+
+    depth: int
+    model: str
+    max_nodes: int
+    weights: Weights = DEFAULT
+
+
+# Tuned against three `hard` bots (manage.py bot_tournament --players 4, seeds other than the
+# one the proof uses): at a table of four the rivals are modelled as the rule-of-thumb player
+# (`best_pawn`), and a pawn far along is worth more than its squares (`bend`).
+_CROWD = Weights(bend=0.5)
+TABLE_SETTINGS: dict[str, Table] = {
+    "classic": Table(2, "rule", 5000, _CROWD),
+    "family": Table(2, "rule", 5000, _CROWD),
+    "mensch": Table(2, "rule", 5000, _CROWD),
+    "party": Table(2, "rule", 5000, _CROWD),
+    "party+pairs": Table(2, "rule", 5000, _CROWD),
+    "party+power": Table(2, "rule", 5000, _CROWD),
+    "party+pairs+power": Table(2, "rule", 5000, _CROWD),
+}
 
 
 class BudgetSpent(Exception):
@@ -310,12 +345,16 @@ class Expert(Bot):
         model: str = "eval",
         capture_first: bool = False,
         crowd: tuple[int, str, int] | None = None,
+        tables: Mapping[str, Table] | None = None,
     ) -> None:
         self.model = model
         self.capture_first = capture_first
         # At a table of three or four: (depth, rival model, max_nodes) instead, so that the
         # search can see a whole round of rivals answer.
         self.crowd = crowd
+        # At a table of three or four of a rule set named here (`rules_name`, options
+        # included): its own settings, before `crowd`.
+        self.tables = dict(tables or {})
         self.depth = depth
         self.max_nodes = max_nodes
         self.budget_ms = budget_ms
@@ -325,16 +364,21 @@ class Expert(Bot):
         self.nodes = 0
         self.reached = 0
 
-    def _search(self, model: str | None = None) -> _Search:
+    def _search(self, table: Table) -> _Search:
         return _Search(
-            self.weights, self.clock, self.clock() + self.budget_ms / 1000.0, model or self.model
+            table.weights, self.clock, self.clock() + self.budget_ms / 1000.0, table.model
         )
 
-    def _settings(self, state: State) -> tuple[int, str, int]:
-        """(depth, rival model, max_nodes) for this table."""
-        if self.crowd and len(state.seats) > 2:
-            return self.crowd
-        return self.depth, self.model, self.max_nodes
+    def _settings(self, state: State) -> Table:
+        """How to play this table: (depth, rival model, max_nodes, weights)."""
+        if len(state.seats) > 2:
+            if self.tables:
+                found = self.tables.get(rules_name(state.rules))
+                if found is not None:
+                    return found
+            if self.crowd:
+                return Table(*self.crowd, self.weights)
+        return Table(self.depth, self.model, self.max_nodes, self.weights)
 
     def rank(self, state: State) -> list[tuple[float, Move]]:
         """Every legal move with its value for the player to act, by the deepest level the
@@ -343,10 +387,13 @@ class Expert(Bot):
         if self.capture_first and any(m.captures for m in moves):
             moves = tuple(m for m in moves if m.captures)
         me = state.to_play
-        max_depth, model, max_nodes = self._settings(state)
-        search = self._search(model)
+        table = self._settings(state)
+        max_depth, max_nodes = table.depth, table.max_nodes
+        search = self._search(table)
         results = [move(state, m)[0] for m in moves]
         ranked = [(search.leaf(s, me), m) for s, m in zip(results, moves, strict=True)]
+        ranked.sort(key=lambda vm: -vm[0])
+        after = dict(zip(moves, results, strict=True))
         reached = 0
         for depth in range(1, max_depth + 1):
             # A level costs some 10 times the one before: skip one that cannot fit.
@@ -355,14 +402,12 @@ class Expert(Bot):
             # The first level always completes (unless the clock runs out): it is cheap.
             search.cap = max_nodes if depth > 1 else float("inf")
             try:
-                deeper = [
-                    (search.after(s, me, depth), m) for s, m in zip(results, moves, strict=True)
-                ]
+                deeper = [(search.after(after[m], me, depth), m) for _, m in ranked]
             except BudgetSpent:
                 break
+            deeper.sort(key=lambda vm: -vm[0])
             ranked = deeper
             reached = depth
-        ranked.sort(key=lambda vm: -vm[0])
         self.nodes, self.reached = search.nodes, reached
         return ranked
 
@@ -406,7 +451,7 @@ class Expert(Bot):
         found: dict[str, tuple[float, int]] = {}
         if len(options) == 1:
             return found
-        search = self._search()
+        search = self._search(self._settings(state))
         for bonus in options:
             faces = []
             for face in range(1, 7):
