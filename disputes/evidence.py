@@ -17,7 +17,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from games.bots import Expert
+from games.bots import TABLE_SETTINGS, Expert
 from games.engine import State, legal_moves, move
 from games.match.replay import initial_state, load_actions, steps
 from games.models import ENDED, Match, Mode, Seat
@@ -46,7 +46,8 @@ BUCKETS = [
 
 
 def _expert() -> Expert:
-    return Expert(depth=2, max_nodes=3000, clock=lambda: 0.0)
+    # As players meet it: with its own settings at each table of four (`TABLE_SETTINGS`).
+    return Expert(depth=2, max_nodes=3000, clock=lambda: 0.0, tables=TABLE_SETTINGS)
 
 
 # ---------------------------------------------------------------------------- think times

@@ -30,5 +30,6 @@ __all__ = [
     "Greedy",
     "Levelled",
     "RandomBot",
+    "TABLE_SETTINGS",
     "best_pawn",
 ]
