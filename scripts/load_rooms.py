@@ -447,6 +447,7 @@ def main() -> None:
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 50, 100)
+    pauses = client_gc_pauses()
     totals = asyncio.run(run(args, rooms))
     ms = [x * 1000 for x in totals.latencies]
     # Sockets: those open when the measured window ended, of the rooms' seats.
@@ -475,6 +476,14 @@ def main() -> None:
         worst = ", ".join(f"s{sec}: {n}" for sec, n in by_second.most_common(args.worst))
         print(f"updates at or over p99 by second sent: {worst}")
     print(f"events lost {totals.lost}, out of order {totals.out_of_order}")
+    # The client's own collector pauses hold every socket's reading: they show as latency.
+    window = [(at - totals.start, ms) for at, ms in pauses if at >= totals.start]
+    if window:
+        longest = max(window, key=lambda p: p[1])
+        print(
+            f"client GC pauses in the window: {len(window)}, longest {longest[1]:.0f} ms "
+            f"(s{int(longest[0])}), total {sum(ms for _, ms in window):.0f} ms"
+        )
     print(f"errors {dict(totals.errors) or 'none'}")
     cpu = ", ".join(f"{who} {share:.0%}" for who, share in totals.cpu.items())
     load = " ".join(f"{x:.2f}" for x in totals.load)
@@ -490,6 +499,21 @@ def main() -> None:
             f"actions in the window {totals.window_actions} ({rate:.0f}/s); "
             f"CPU ms per player action: {per}"
         )
+
+
+def client_gc_pauses() -> list[tuple[float, float]]:
+    """(when, milliseconds) of this client's garbage collections from now on."""
+    pauses: list[tuple[float, float]] = []
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            began[0] = time.monotonic()
+        else:
+            pauses.append((began[0], (time.monotonic() - began[0]) * 1000))
+
+    gc.callbacks.append(timed)
+    return pauses
 
 
 def watched(text: str) -> tuple[str, int]:
