@@ -3,8 +3,10 @@
 A consumer authenticates (the session, through ``AuthMiddlewareStack``), validates a frame's
 shape (`games.live.wire`), calls one service and relays. It never changes a match itself: the
 services lock, check, store, commit and broadcast ``match.update`` to the group
-``match.<id>``; each consumer then sends its own viewer's snapshot, so what a viewer may not
-see (another player's Power stock) never reaches them.
+``match.<id>`` with the change's snapshot in its public and private parts; each consumer
+then sends its own viewer's view of it (`selectors.view_of`) without reading the match again,
+so what a viewer may not see (another player's Power stock, the legal moves of another seat)
+never reaches them.
 """
 
 from __future__ import annotations
