@@ -145,6 +145,10 @@ def retry_after(failures: int, every: float) -> float:
     return min(doubled, RETRY_MOST, every)
 
 
+# Seconds before a past deadline that a sweep did not act on is looked at again.
+PAST_DUE_AGAIN = 0.25
+
+
 class InProcessClock:
     """A daemon thread that sweeps the clocks: at the next deadline it knows of, when a
     change in this process sets one (`poke`), and at least every `every` seconds (the
@@ -183,10 +187,14 @@ class InProcessClock:
                 acted = sweep()
                 matchmaking.sweep_all()  # the quick-match queues
                 soon = seconds_to_next_deadline()
-                # A deadline already past that nothing could act on (another sweep holds
-                # the match) is tried again after `every`, not in a busy loop.
                 if soon is not None and (soon > 0 or acted):
                     wait = min(self.every, max(soon, 0.0))
+                elif soon is not None:
+                    # A deadline already past that this sweep did not act on: it fell due
+                    # between the sweep and this read (a short turn on a slow machine), or
+                    # another sweep holds the match. Looked at again shortly, not after a
+                    # whole tick, and not in a busy loop.
+                    wait = min(self.every, PAST_DUE_AGAIN)
                 self.swept += 1
                 self.failures = 0
             except Exception:  # noqa: BLE001 - a clock must keep ticking; it retries soon
