@@ -94,7 +94,6 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
             and user is not None
             and match.host_id == user.pk
             and match.mode != "ranked",
-            "levels": levels(),
             "level_choices": ladder.choices(),
             "default_level": default_level(),
             "default_level_about": ladder.level_text(default_level()),

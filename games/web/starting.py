@@ -17,6 +17,7 @@ from games.engine import RULESETS
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.models import Match
+from games.web import ladder
 from games.web.choices import (
     HOUSE_RULES,
     LOCAL_BOT_LEVEL,
@@ -81,8 +82,9 @@ def play_local(request: HttpRequest) -> HttpResponse:
             "games/local.html",
             {
                 "presets": PRESETS,
-                "levels": levels(),
+                "level_choices": ladder.choices(),
                 "default_level": LOCAL_BOT_LEVEL,
+                "default_level_about": ladder.level_text(LOCAL_BOT_LEVEL),
                 "corners": _local_corners(),
                 "house_rules": HOUSE_RULES,
                 "party_options": PARTY_OPTIONS,

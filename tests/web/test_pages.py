@@ -183,4 +183,9 @@ def test_computer_level_defaults_to_the_services_default(client: Client) -> None
     assert '<p class="level-about" id="level-about" aria-live="polite">Medium — ' in home
     # One device (seed 003): the computer seats are the beginner computer by default.
     local = client.get("/play/local/").content.decode()
-    assert local.count('value="beginner" selected>') == 3  # every seat but the first
+    assert local.count('value="beginner" selected data-about="Beginner — ') == 3  # not seat 1
+    # Each option is short ("Computer: Beginner · wins 34%"); the chosen level's description
+    # is written once under the seats.
+    assert '<p class="level-about" id="seat-level-about" aria-live="polite">Beginner — ' in local
+    options = re.findall(r">(Computer: [^<]*)</option>", local)
+    assert options and all(" — " not in text and len(text) < 40 for text in options)
