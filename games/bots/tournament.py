@@ -7,8 +7,10 @@ The games of one rotation share a dice seed, so each side meets the same luck fr
 from __future__ import annotations
 
 import math
+import multiprocessing
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from games.engine import Ruleset, State, move, new_game, roll, rules_from_name, rules_name
@@ -123,6 +125,27 @@ def play_game(
     return state, rolls
 
 
+def _play(
+    rules: Ruleset, a: str, b: str, games: range, seed: int, players: int
+) -> tuple[int, int, int, dict[str, Timing]]:
+    """Games number `games` of a tournament: (games, wins of side A, rolls, timing). Each
+    game's seats and dice follow from its number alone, so any split plays the same games."""
+    seats = rules.seats_for(players)
+    rotation = 2 if rules.pairs else len(seats)
+    timing: dict[str, Timing] = {}
+    wins = rolls = 0
+    for game in games:
+        corner = seats[game % rotation]
+        side_a = {corner, (corner + 2) % 4} if rules.pairs else {corner}
+        bots = {c: POLICIES[a] if c in side_a else POLICIES[b] for c in seats}
+        dice = random.Random(f"{seed}:dice:{game // rotation}")
+        rng = random.Random(f"{seed}:bots:{game}")
+        final, n = play_game(rules, players, bots, dice, rng, timing)
+        rolls += n
+        wins += final.placings[0] in side_a
+    return len(games), wins, rolls, timing
+
+
 def run(
     rules: Ruleset | str,
     a: str,
@@ -130,25 +153,37 @@ def run(
     games: int,
     seed: int,
     players: int = 2,
+    jobs: int = 1,
 ) -> Result:
     """`games` games of `a` (one seat, rotating) against `b` (every other seat); `rules` is
-    a Ruleset or its name with options (``party+pairs+power``)."""
+    a Ruleset or its name with options (``party+pairs+power``). `jobs` > 1 plays them in that
+    many processes: the same games, the same wins."""
     if isinstance(rules, str):
         rules = rules_from_name(rules)
-    seats = rules.seats_for(players)
+    rules.seats_for(players)  # refuses a table the rule set does not seat
     result = Result(rules, players, a, b)
-    rotation = 2 if rules.pairs else len(seats)
     start = time.perf_counter()
-    for game in range(games):
-        corner = seats[game % rotation]
-        side_a = {corner, (corner + 2) % 4} if rules.pairs else {corner}
-        bots = {c: POLICIES[a] if c in side_a else POLICIES[b] for c in seats}
-        dice = random.Random(f"{seed}:dice:{game // rotation}")
-        rng = random.Random(f"{seed}:bots:{game}")
-        final, rolls = play_game(rules, players, bots, dice, rng, result.timing)
-        result.games += 1
+    if jobs <= 1:
+        parts = [_play(rules, a, b, range(games), seed, players)]
+    else:
+        # Every job takes every jobs-th game, so that each gets its share of every seat.
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [
+                pool.submit(_play, rules, a, b, range(k, games, jobs), seed, players)
+                for k in range(jobs)
+            ]
+            parts = [f.result() for f in futures]
+    for played, wins, rolls, timing in parts:
+        result.games += played
+        result.wins_a += wins
         result.rolls += rolls
-        result.wins_a += final.placings[0] in side_a
+        for name, t in timing.items():
+            mine = result.timing.setdefault(name, Timing())
+            mine.calls += t.calls
+            mine.total += t.total
+            mine.longest = max(mine.longest, t.longest)
+            mine.choices += t.choices
+            mine.choice_total += t.choice_total
     result.seconds = time.perf_counter() - start
     return result
 
@@ -186,10 +221,11 @@ def report(result: Result) -> list[str]:
     return lines
 
 
-def ladder(games: int, seed: int, levels: list[str] | None = None) -> list[Result]:
+def ladder(games: int, seed: int, levels: list[str] | None = None, jobs: int = 1) -> list[Result]:
     """Each level's strength: `games` duel games against a random mover, seats rotating."""
     return [
-        run(LADDER_RULES, name, LADDER_OPPONENT, games, seed, 2) for name in levels or list(BOTS)
+        run(LADDER_RULES, name, LADDER_OPPONENT, games, seed, 2, jobs)
+        for name in levels or list(BOTS)
     ]
 
 

@@ -24,6 +24,14 @@ def test_seats_rotate_and_every_game_counts():
     assert result.timing["hard"].calls > 0
 
 
+def test_jobs_play_the_same_games_in_several_processes():
+    one = run("classic", "expert", "hard", games=8, seed=5, players=4)
+    two = run("classic", "expert", "hard", games=8, seed=5, players=4, jobs=2)
+    assert (two.games, two.wins_a, two.rolls) == (one.games, one.wins_a, one.rolls)
+    assert two.timing["expert"].calls == one.timing["expert"].calls
+    assert two.timing["hard"].choices == one.timing["hard"].choices
+
+
 def test_wilson_interval():
     low, high = wilson(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-4)

@@ -47,6 +47,13 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--players", type=int, default=None, help="default: the fewest")
         parser.add_argument(
+            "--jobs",
+            type=int,
+            default=1,
+            help="play the games in this many processes (the same games and figures; the "
+            "times per move are CPU times, so they stay comparable while the cores are free)",
+        )
+        parser.add_argument(
             "--ladder",
             action="store_true",
             help="every level of games.bots.BOTS against a random mover in duel; stores the "
@@ -65,6 +72,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["games"] < 1:
             raise CommandError("--games must be at least 1")
+        if options["jobs"] < 1:
+            raise CommandError("--jobs must be at least 1")
         if options["ladder"]:
             self._ladder(options)
             return
@@ -83,7 +92,13 @@ class Command(BaseCommand):
             except ValueError as exc:
                 raise CommandError(str(exc)) from exc
             result = run(
-                rules, options["a"], options["b"], options["games"], options["seed"], players
+                rules,
+                options["a"],
+                options["b"],
+                options["games"],
+                options["seed"],
+                players,
+                options["jobs"],
             )
             results.append(result)
             self.stdout.write("\n".join(report(result)))
@@ -110,7 +125,7 @@ class Command(BaseCommand):
                     f"{old['levels'][0]['games']} --seed {old.get('seed')}: use the same"
                 )
             kept = {row["level"]: row for row in old["levels"]}
-        measured = {r.a: r for r in ladder(games, seed, only or None)}
+        measured = {r.a: r for r in ladder(games, seed, only or None, options["jobs"])}
         data = ladder_data([measured[name] for name in measured], seed)
         rows = {row["level"]: row for row in data["levels"]}  # type: ignore[attr-defined]
         missing = [name for name in bots.BOTS if name not in rows and name not in kept]
