@@ -351,16 +351,12 @@ class Expert(Bot):
         clock: Callable[[], float] = time.thread_time,
         model: str = "eval",
         capture_first: bool = False,
-        crowd: tuple[int, str, int] | None = None,
         tables: Mapping[str, Table] | None = None,
     ) -> None:
         self.model = model
         self.capture_first = capture_first
-        # At a table of three or four: (depth, rival model, max_nodes) instead, so that the
-        # search can see a whole round of rivals answer.
-        self.crowd = crowd
         # At a table of three or four of a rule set named here (`rules_name`, options
-        # included): its own settings, before `crowd`.
+        # included): its own settings instead of the ones above.
         self.tables = dict(tables or {})
         self.depth = depth
         self.max_nodes = max_nodes
@@ -379,12 +375,9 @@ class Expert(Bot):
     def _settings(self, state: State) -> Table:
         """How to play this table: (depth, rival model, max_nodes, weights)."""
         if len(state.seats) > 2:
-            if self.tables:
-                found = self.tables.get(rules_name(state.rules))
-                if found is not None:
-                    return found
-            if self.crowd:
-                return Table(*self.crowd, self.weights)
+            found = self.tables.get(rules_name(state.rules))
+            if found is not None:
+                return found
         return Table(self.depth, self.model, self.max_nodes, self.weights)
 
     def rank(self, state: State) -> list[tuple[float, Move]]:

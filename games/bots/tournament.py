@@ -54,6 +54,14 @@ class Timing:
             self.choices += 1
             self.choice_total += seconds
 
+    def merge(self, other: Timing) -> None:
+        """Add another process's count for the same policy."""
+        self.calls += other.calls
+        self.total += other.total
+        self.longest = max(self.longest, other.longest)
+        self.choices += other.choices
+        self.choice_total += other.choice_total
+
 
 @dataclass
 class Result:
@@ -178,12 +186,7 @@ def run(
         result.wins_a += wins
         result.rolls += rolls
         for name, t in timing.items():
-            mine = result.timing.setdefault(name, Timing())
-            mine.calls += t.calls
-            mine.total += t.total
-            mine.longest = max(mine.longest, t.longest)
-            mine.choices += t.choices
-            mine.choice_total += t.choice_total
+            result.timing.setdefault(name, Timing()).merge(t)
     result.seconds = time.perf_counter() - start
     return result
 

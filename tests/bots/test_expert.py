@@ -4,7 +4,7 @@ fake clock, never by timing)."""
 import random
 
 from games.bots import BOTS, Expert
-from games.bots.expert import values
+from games.bots.expert import Table, values
 from games.engine import RULESETS, YARD, legal_moves, move, roll, setup
 
 Y = YARD
@@ -180,8 +180,9 @@ def test_a_finished_player_moves_the_partners_pawns_in_pairs():
         assert "Yellow's pawn" in reason, name
 
 
-def test_a_crowd_setting_applies_only_at_tables_of_more_than_two():
-    crowd = Expert(crowd=(1, "rule", 10**9), clock=Clock(0.0))
+def test_a_table_setting_applies_only_at_tables_of_more_than_two():
+    one_level = Table(1, "rule", 10**9)
+    crowd = Expert(tables={"duel": one_level, "classic": one_level}, clock=Clock(0.0))
     crowd.rank(BUSY)  # duel: the usual two levels
     assert crowd.reached == 2
     four = at(CLASSIC, {0: [30, 2, 12, Y], 1: [Y] * 4, 2: [40, 1, Y, Y], 3: [Y] * 4}, 6)
