@@ -44,6 +44,10 @@ DESKTOP = {"width": 1280, "height": 800}
 
 try:
     from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+
+    # What a page is expected to show may take longer than Playwright's 5 s on a busy
+    # machine (two test workers, servers and browsers on two cores): the same 15 s as actions.
+    expect.set_options(timeout=15_000)
 except ImportError:  # pragma: no cover - requirements.txt pins it
     sync_playwright = None
 
