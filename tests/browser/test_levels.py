@@ -55,3 +55,9 @@ def test_the_practice_form_shows_each_level_with_its_measured_strength(
     page.goto(site + "/play/local/")
     seat = page.locator("select[name=seat1] option")
     assert seat.evaluate_all("os => os.map(o => o.value)") == ["person", *BOTS]
+    # The seats share one description: it follows the seat last changed, a person included.
+    about = page.locator("#seat-level-about")
+    page.select_option("select[name=seat1]", "expert")
+    assert about.inner_text().startswith("Expert — ")
+    page.select_option("select[name=seat1]", "person")
+    assert about.inner_text().startswith("A person — ")
