@@ -250,7 +250,11 @@ class Table(NamedTuple):
 # Measured without gain against these settings (expert against three hard, seed 11):
 # - mensch, 400 games each (these settings: 36.5%): a third roll of search, 36.8% at 49 ms a
 #   move; lead 1.0 or 0.0; risk 1.5 or 0.7; escape 0.6 or 0.1; yard 10 or 35; a pawn's worth
-#   fitted to who won 3,000 games of four hard bots (35.2%); a win-chance (softmax) score.
+#   fitted to who won 3,000 games of four hard bots (35.2%); a win-chance (softmax) score;
+#   bend 0.0 (30.8%), 1.0 (32.5%), 1.5 (38.2%); the rivals' worth counted 0.5 or 1.5 times
+#   (35.0%, 37.5%). Of 1,000 games (these settings: 35.8%): bend 1.5 (35.3%); bend 1.5 with
+#   the rivals' worth 1.5 times (33.5%). A 400-game figure is +-4.7 points: its ups and downs
+#   above are mostly noise.
 # - family, 600 games each (these settings: 39.1% of 1,000): capture whenever possible (36.3%);
 #   a rival's danger priced 0.5 or 1.5 times one's own; bend 0.25 (33.3%), 0.75 (39.7%), 1.0
 #   (36.3%). Party with bend 0.75: 40.0% of 600 (these settings: 38.8% of 1,000), within noise.
