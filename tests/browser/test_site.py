@@ -108,17 +108,17 @@ def play_until(pages: list[tuple[Page, Any]], done: Any, seconds: float, race: b
     that gives the next one). What fails is a game that stops: no new line in the first page's
     history for `seconds` (how long the whole game takes depends on the dice and on how busy
     the machine is; a game always ends, and then its history stops too)."""
-    page = pages[0][0]
-    seen, still_since = history(page), time.monotonic()
+    first = pages[0][0]
+    seen, still_since = history(first), time.monotonic()
     while not done():
-        now = history(page)
+        now = history(first)
         if now != seen:
             seen, still_since = now, time.monotonic()
         if time.monotonic() - still_since >= seconds:
-            page.screenshot(path=str(SHOTS / "stuck.png"))
+            first.screenshot(path=str(SHOTS / "stuck.png"))
             raise AssertionError(
-                f"no new move for {seconds} s: {page.locator('#turn').inner_text()!r}, "
-                f"{page.locator('#status').inner_text()!r}, {now[:400]!r}"
+                f"no new move for {seconds} s: {first.locator('#turn').inner_text()!r}, "
+                f"{first.locator('#status').inner_text()!r}, {now[:400]!r}"
             )
         acted = False
         for page, how in pages:
@@ -127,7 +127,7 @@ def play_until(pages: list[tuple[Page, Any]], done: Any, seconds: float, race: b
                 # Wait for the server's answer: the controls change when it arrives.
                 page.wait_for_timeout(60)
         if not acted:
-            pages[0][0].wait_for_timeout(40)
+            first.wait_for_timeout(40)
 
 
 def history(page: Page) -> str:
