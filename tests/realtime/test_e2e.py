@@ -197,6 +197,26 @@ def seat(state: dict[str, Any], corner: int) -> dict[str, Any]:
     return next(s for s in state["seats"] if s["corner"] == corner)
 
 
+async def while_moving(play: Any, watched: Player, quiet: float = 30) -> None:
+    """Await `play` (the players playing) while the match moves on: what fails is a match whose
+    version stands still for `quiet` seconds (how long a whole game takes depends on the dice
+    and on how busy the machine is; a game always ends, and then `play` does too)."""
+    task = asyncio.ensure_future(play)
+    seen, since = watched.state.get("v"), time.monotonic()
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.5)
+            if watched.state.get("v") != seen:
+                seen, since = watched.state.get("v"), time.monotonic()
+            assert time.monotonic() - since < quiet, f"the match stood at v={seen} for {quiet} s"
+    finally:
+        if not task.done():
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+    task.result()
+
+
 # ---------------------------------------------------------------------------- the scenarios
 
 
@@ -223,12 +243,12 @@ async def full_match(ann: Player, ben: Player) -> None:
     assert any(e["kind"] == "rolled" for e in events_of(timeout))
     # Both play a while; then Ann's connection drops and she is back within the grace.
     stop = asyncio.Event()
-    await asyncio.wait_for(
+    await while_moving(
         asyncio.gather(
             ann.play(lambda: ann.state["v"] > 40 or stop.is_set()),
             ben.play(lambda: ann.state["v"] > 40),
         ),
-        timeout=120,  # a game that stops moving fails here instead of hanging the run
+        ann,  # a game that stops moving fails here instead of hanging the run
     )
     await ann.close()
     gone = await ben.next(lambda f: {"kind": "disconnected", "corner": 0} in events_of(f))
@@ -239,9 +259,9 @@ async def full_match(ann: Player, ben: Player) -> None:
     await ben.next(lambda f: {"kind": "connected", "corner": 0} in events_of(f))
     # To the end.
     over = lambda: ann.state.get("status") == "finished"  # noqa: E731
-    await asyncio.wait_for(
+    await while_moving(
         asyncio.gather(ann.play(over), ben.play(lambda: ben.state.get("status") == "finished")),
-        timeout=120,
+        ann,
     )
     winner = ann.state["winner"]
     assert winner in (0, 2) and ann.state["placings"][0] == winner
