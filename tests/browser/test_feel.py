@@ -47,6 +47,9 @@ def _scripted_room(page: Page, site: str) -> tuple[dict[str, Any], list[Any], li
         sockets.append(ws)
         ws.on_message(lambda m: sent.append(json.loads(m)))
 
+    # Off the room first: under load its script may open its socket only now, after the
+    # route is in place, and that socket (closed by the navigation) would be the one played.
+    page.goto("about:blank")
     page.route_web_socket(re.compile(r"/ws/match/"), server)
     page.goto(f"{site}/r/{code}/")
     page.wait_for_function("() => true")
@@ -89,17 +92,14 @@ def test_turn_walk_capture_and_mute(site: str, browser: Browser, viewport: dict[
     expect(page.locator("#board .yard.active")).to_have_attribute("data-corner", str(green))
     expect(page.locator("#board .turn-die")).to_have_attribute("data-corner", str(green))
     expect(page).not_to_have_title(re.compile("Your turn"))
-    # Green's pawn walks from progress 3 to 8: it passes squares 4..7 on the way.
-    sampled = page.evaluate(
-        """() => { window.__path = []; const node = document.querySelector(
-             '#board .pawn[data-corner="2"][data-pawn="0"]');
-           const tick = () => { const m = /translate\\(([-\\d.]+)px, ([-\\d.]+)px/.exec(
-             getComputedStyle(node).transform === 'none' ? '' : node.style.transform) ;
-             const b = node.getBoundingClientRect(); window.__path.push([b.x, b.y]);
-             if (window.__path.length < 200) requestAnimationFrame(tick); };
-           requestAnimationFrame(tick); return true; }"""
+    # Green's pawn walks from progress 3 to 8: it passes squares 4..7 on the way. The page's
+    # animations are kept so the walk can be stepped through afterwards, frame rate aside.
+    page.evaluate(
+        """() => { window.__anims = []; const animate = Element.prototype.animate;
+           Element.prototype.animate = function (...args) {
+             const anim = animate.apply(this, args); window.__anims.push([this, anim]);
+             return anim; }; }"""
     )
-    assert sampled
     v += 1
     moved = [[5, -1, -1, -1], [], [8, -1, -1, -1], []]
     events = [
@@ -125,8 +125,18 @@ def test_turn_walk_capture_and_mute(site: str, browser: Browser, viewport: dict[
     )
     pawn = page.locator('#board .pawn[data-corner="2"][data-pawn="0"]')
     expect(pawn).to_have_attribute("data-walk", "4 5 6 7 8")
-    page.wait_for_timeout(1200)
-    path = page.evaluate("() => window.__path")
+    # The walk, stepped through at 90 even points of its time (paused, seeked, measured).
+    path = page.evaluate(
+        """() => { const node = document.querySelector(
+             '#board .pawn[data-corner="2"][data-pawn="0"]');
+           const found = window.__anims.find(([n]) => n === node); if (!found) return [];
+           const anim = found[1]; anim.pause();
+           const total = anim.effect.getComputedTiming().duration; const out = [];
+           for (let i = 0; i <= 90; i += 1) { anim.currentTime = total * i / 90;
+             const b = node.getBoundingClientRect(); out.push([b.x, b.y]); }
+           anim.finish(); return out; }"""
+    )
+    assert path, "the pawn's move was not animated"
     # The pawn stood still on each square it passed: its screen points include the centres
     # of squares 30..33 (green's progress 4..7), not just the start and the end.
     centres = page.evaluate(

@@ -55,10 +55,13 @@ def test_a_local_game_with_an_undo(site: str, people: Any) -> None:
     assert undone[0]["from"] == rolled[0]["seq"], "the undo took back Red's roll"
 
     # Play on until the computer (Yellow) has had a turn since the undo (the history is newest
-    # first) and Red is to roll again.
+    # first), Red is to roll again and the last roll was Yellow's (after a six Red rolls again
+    # with no Yellow turn since Red's last move: an undo then takes back only Red's own).
     def yellow_played() -> bool:
         since = history(page).split("Undo: back to Red")[0]
-        return "Yellow rolls" in since and page.locator("#roll:not([disabled])").count() > 0
+        if "Yellow rolls" not in since or not page.locator("#roll:not([disabled])").count():
+            return False
+        return record(page, site, code)["rolls"][-1]["corner"] == 2
 
     play_until([(page, "click")], yellow_played, 40)
     before = record(page, site, code)
@@ -140,6 +143,8 @@ def test_shield_chosen_after_the_roll_goes_with_the_move(site: str, people: Any)
         ws.on_message(lambda m: sent.append(json.loads(m)))
         ws.send(json.dumps({"t": "state", "v": v, "d": position}))
 
+    # Off the room first: its socket may still be opening, and must not be the one routed.
+    page.goto("about:blank")
     page.route_web_socket(re.compile(r"/ws/match/"), server)
     page.goto(f"{site}/r/{code}/")
     box = page.locator("#shield-box")
