@@ -83,6 +83,19 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(SkipsFailCI(), "ludo-skips-fail-ci")
 
 
+# The slowest tests go first (marker by marker, otherwise in file order): the two workers then
+# end on the short ones together, not one worker on a long test while the other waits.
+FIRST = ("chaos", "e2e", "browser")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        marks = {m.name for m in item.iter_markers()}
+        return next((i for i, name in enumerate(FIRST) if name in marks), len(FIRST))
+
+    items.sort(key=rank)  # stable: the same order on every worker
+
+
 @pytest.fixture(autouse=True)
 def _own_cache(settings: Any) -> None:
     """With REDIS_URL the cache is Redis, shared by the xdist workers and kept from one run to
