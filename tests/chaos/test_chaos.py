@@ -127,8 +127,10 @@ class Watch:
     def now(self) -> float:
         return time.monotonic() - self.started
 
-    def down(self, at: float) -> bool:
-        return any(start - 1 <= at <= end + 5 for start, end in self.outages)
+    def down(self, at: float, until: float) -> bool:
+        """Whether a request from `at` to `until` overlapped an outage (a request still in
+        flight when a worker was killed started before it: on a busy machine, seconds before)."""
+        return any(at <= end + 5 and until >= start - 1 for start, end in self.outages)
 
 
 def count_connections(watch: Watch, admin_url: str, name: str) -> None:
@@ -156,11 +158,11 @@ def http_traffic(watch: Watch, base: str, codes: list[str], share: int) -> None:
         except urllib.error.HTTPError as e:
             body = e.read().decode(errors="replace")
             status = int(e.code)
-            if status == 500 or (status == 503 and not watch.down(at)):
+            if status == 500 or (status == 503 and not watch.down(at, watch.now())):
                 watch.errors.append(f"{at:.1f}s {path}: {status} {body[:200]}")
         except OSError as e:  # a worker killed mid-request
             status = 0
-            if not watch.down(at):
+            if not watch.down(at, watch.now()):
                 watch.errors.append(f"{at:.1f}s {path}: {e}")
         watch.statuses[status] += 1
         time.sleep(0.02)
