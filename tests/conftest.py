@@ -83,27 +83,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(SkipsFailCI(), "ludo-skips-fail-ci")
 
 
-# The slowest tests go first (marker by marker, otherwise in the order pytest-django gave:
-# database tests, then transactional ones, then the rest), so the two workers end on short
-# tests together, not one on a long test while the other waits. A test on the test database
-# keeps its place: one that flushes it (transactional) must not run before one that reads
-# what the migrations put there.
-FIRST = ("chaos", "e2e", "browser")
-DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences"}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(
-            getattr(item, "fixturenames", ())
-        ):
-            return len(FIRST)
-        marks = {m.name for m in item.iter_markers()}
-        return next((i for i, name in enumerate(FIRST) if name in marks), len(FIRST))
-
-    items.sort(key=rank)  # stable: the same order on every worker
-
-
 @pytest.fixture(autouse=True)
 def _own_cache(settings: Any) -> None:
     """With REDIS_URL the cache is Redis, shared by the xdist workers and kept from one run to
