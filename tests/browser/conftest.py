@@ -281,6 +281,16 @@ def friends_room(
     return ann, bob, code
 
 
+def open_with_socket_played(page: Page, site: str, code: str, server: Any) -> None:
+    """Open room `code` with its WebSocket played by `server` (Playwright's routing, standing
+    in for the server). The page leaves any room first: under load a room's script may open
+    its socket only after the route is in place, and that socket (closed by the navigation)
+    would be the one played."""
+    page.goto("about:blank")
+    page.route_web_socket(re.compile(r"/ws/match/"), server)
+    page.goto(f"{site}/r/{code}/")
+
+
 def shoot(page: Page, name: str) -> None:
     """Keep a screenshot of `page` under artefacts/screenshots/ (not in git)."""
     SHOTS.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from .conftest import DESKTOP, practise, shoot
+from .conftest import DESKTOP, open_with_socket_played, practise, shoot
 
 pytestmark = pytest.mark.browser
 PHONE = {"width": 375, "height": 740}
@@ -47,11 +47,7 @@ def _scripted_room(page: Page, site: str) -> tuple[dict[str, Any], list[Any], li
         sockets.append(ws)
         ws.on_message(lambda m: sent.append(json.loads(m)))
 
-    # Off the room first: under load its script may open its socket only now, after the
-    # route is in place, and that socket (closed by the navigation) would be the one played.
-    page.goto("about:blank")
-    page.route_web_socket(re.compile(r"/ws/match/"), server)
-    page.goto(f"{site}/r/{code}/")
+    open_with_socket_played(page, site, code, server)
     page.wait_for_function("() => true")
     for _ in range(100):
         if sockets:

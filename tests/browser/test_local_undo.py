@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import DESKTOP, PHONE, shoot
+from .conftest import DESKTOP, PHONE, open_with_socket_played, shoot
 from .test_site import history, play_until
 
 pytestmark = pytest.mark.browser
@@ -143,10 +143,7 @@ def test_shield_chosen_after_the_roll_goes_with_the_move(site: str, people: Any)
         ws.on_message(lambda m: sent.append(json.loads(m)))
         ws.send(json.dumps({"t": "state", "v": v, "d": position}))
 
-    # Off the room first: its socket may still be opening, and must not be the one routed.
-    page.goto("about:blank")
-    page.route_web_socket(re.compile(r"/ws/match/"), server)
-    page.goto(f"{site}/r/{code}/")
+    open_with_socket_played(page, site, code, server)
     box = page.locator("#shield-box")
     expect(box).to_be_visible()
     expect(box).to_contain_text("Shield the pawn I move (1)")

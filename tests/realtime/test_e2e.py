@@ -304,7 +304,7 @@ async def disconnect_past_grace(cat: Player, dan: Player) -> None:
     await dan.open(code)
     assert seat(dan.state, 0)["connected"] is False
     # Dan plays his turns until the computer has Cat's seat, then a few turns more.
-    # (The bounds below are for a hung run only: the clocks' order is what is asserted.)
+    # (This bound is for a hung run only: the clocks' order is what is asserted.)
     await asyncio.wait_for(dan.play(lambda: seat(dan.state, 0)["away"]), timeout=150)
     away_at = dan.state["v"]
     assert seat(dan.state, 0)["missed_turns"] < 3 and not seat(dan.state, 0)["left"]
