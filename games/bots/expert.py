@@ -259,10 +259,11 @@ class Table(NamedTuple):
 #   a rival's danger priced 0.5 or 1.5 times one's own; bend 0.25 (33.3%), 0.75 (39.7%), 1.0
 #   (36.3%). Party with bend 0.75: 40.0% of 600 (these settings: 38.8% of 1,000), within noise.
 # - Also measured without gain, 1,000 games at seeds 11 and 7 (these settings, mensch: 35.8%,
-#   30.9%): a learned evaluation, a 16-unit network fitted to who won 80,000 games of four
-#   hard bots, with one roll of search (35.6%, 32.3%; classic at seed 11: 32.6%); truncated
-#   rollouts of 12 rolls as hard plays them (27.3% of 400); and yard 10, escape 0.1, lead 0,
-#   bend 1, fitted to the best move by 160 whole-game rollouts in 253 positions (34.4%, 35.6%).
+#   30.9%): a learned evaluation, a 16-unit network fitted to who won 20,000 games of four
+#   hard bots, with one roll of search (35.6%, 32.3%; classic at seed 11: 32.6%; 32 units
+#   fitted to 80,000 games: 32.7% at seed 11); truncated rollouts of 12 rolls as hard plays
+#   them (27.3% of 400); and yard 10, escape 0.1, lead 0, bend 1, fitted to the best move by
+#   160 whole-game rollouts in 253 positions (34.4%, 35.6%).
 #   No single price moved the regret against those rollouts by more than a tenth of a point
 #   (1.1 to 1.4% of a win a choice; hard's 1.4%).
 _CROWD = Weights(bend=0.5)
