@@ -266,10 +266,11 @@ class Table(NamedTuple):
 #   160 whole-game rollouts in 253 positions (34.4%, 35.6%).
 #   No single price moved the regret against those rollouts by more than a tenth of a point
 #   (1.1 to 1.4% of a win a choice; hard's 1.4%).
-# - Search far past the clock (mensch, seed 7, these settings but the depth, no time limit):
-#   two rolls 30.9% of 1,000 (4 ms a choice), 31.2% of the first 400; three rolls 30.5% of
-#   1,000 (26 ms a choice, 445 ms at worst); four rolls, a whole round of the table, 32.5% of
-#   the same 400 (158 ms a choice, 2.7 s at worst). More search does not lift mensch.
+# - Search far past the clock (mensch, seed 7, these settings but the depth and the node
+#   budget, no time limit): two rolls 30.9% of 1,000 (4 ms a choice), 31.2% of the first 400;
+#   three rolls, 10 million nodes, 30.5% of 1,000 (26 ms a choice, 445 ms at worst); four
+#   rolls, a whole round of the table, 100 million nodes, 32.5% of the same 400 (158 ms a
+#   choice, 2.7 s at worst). More search does not lift mensch.
 _CROWD = Weights(bend=0.5)
 TABLE_SETTINGS: dict[str, Table] = {
     "classic": Table(2, "rule", 5000, _CROWD),
