@@ -4,6 +4,8 @@ from django.contrib import admin
 from django.urls import include, path
 
 urlpatterns = [
+    # /healthz, /readyz, /metrics (ops.views)
+    path("", include("ops.urls")),
     path("", include("games.web.page_urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("accounts.page_urls")),
