@@ -1,5 +1,6 @@
 """Error reports (``SENTRY_DSN``): sentry-sdk with its Django, Celery and asyncio integrations,
-personal data off unless ``SENTRY_SEND_PII`` (no user, address, cookies or request bodies).
+personal data off unless ``SENTRY_SEND_PII`` (no user, address, cookies or request bodies,
+and no local variables in the stack frames: they hold session keys and query parameters).
 Started from the settings, so every process (servers, Celery worker and beat, ``manage.py``)
 reports; without a DSN nothing is imported or sent."""
 
@@ -27,6 +28,7 @@ def init(
         dsn=dsn,
         environment=environment or None,
         send_default_pii=send_pii,
+        include_local_variables=send_pii,
         traces_sample_rate=traces_rate,
         integrations=[DjangoIntegration(), CeleryIntegration(), AsyncioIntegration()],
         **extra,
