@@ -12,7 +12,13 @@ module imports nothing of the site. What is read at scrape time from the databas
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+import os
+
+# The folder must exist before the first metric is made (each writes a file there at once).
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
+from prometheus_client import Counter, Gauge, Histogram  # noqa: E402
 
 # The time from a client's action to the update leaving the server: most are milliseconds.
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
