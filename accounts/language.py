@@ -57,9 +57,8 @@ def choose_language(request: HttpRequest) -> HttpResponse:
     response = set_language(request)
     code = supported(request.POST.get("language"))
     user = request.user
-    if code is not None and user.is_authenticated and not is_guest(user):
-        if getattr(user, "language", None) != code:
-            user.language = code  # type: ignore[union-attr]
-            user.save(update_fields=["language"])
+    signed_in = user.is_authenticated and not is_guest(user)
+    if code is not None and signed_in and getattr(user, "language", None) != code:
+        user.language = code  # type: ignore[union-attr]
+        user.save(update_fields=["language"])
     return response
-
