@@ -4,13 +4,16 @@ against rollouts on bot games (no database)."""
 from __future__ import annotations
 
 import math
+import random
 import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.bots import calibrate
+from games.bots import BOTS, calibrate
+from games.bots.analysis import analyse
 from games.bots.chances import FALLBACK, FITTED, params_for
+from games.engine import legal_moves, move, new_game, roll, rules_from_name
 
 
 class Command(BaseCommand):
@@ -30,6 +33,11 @@ class Command(BaseCommand):
         parser.add_argument("--fit", action="store_true", help="refit and print FITTED")
         parser.add_argument("--fit-games", type=int, default=60)
         parser.add_argument("--fit-seed", type=int, default=1)
+        parser.add_argument(
+            "--timing",
+            action="store_true",
+            help="only time the report of one bot game of each preset (CPU seconds)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["games"] < 1:
@@ -42,6 +50,9 @@ class Command(BaseCommand):
                 ]
             except (IndexError, ValueError) as error:
                 raise CommandError("--tables takes name:players,name:players") from error
+        if options["timing"]:
+            self._timing(options["seed"])
+            return
         if options["fit"]:
             for name, players in tables:
                 start = time.process_time()
@@ -92,3 +103,32 @@ class Command(BaseCommand):
             )
             for p, w in sorted(found):
                 self.stdout.write(f"  evaluator {p:6.1%}  rollouts {w:6.1%}")
+
+    def _timing(self, seed: int) -> None:
+        """The analysis of one whole game of hard bots per table of four (duel: two)."""
+        rng = random.Random(f"{seed}:timing")
+        for name in ("classic", "family", "duel", "mensch", "party", "party+pairs+power"):
+            rules = rules_from_name(name)
+            players = rules.max_players
+            start = new_game(rules, players, first=rules.seats_for(players)[0])
+            state, actions, seq = start, [], 0
+            while state.phase != "over":
+                bot = BOTS["hard"]
+                bonus = bot.choose_bonus(state, rng) if rules.power else ""
+                face = bot.choose_face(state, rng) if bonus == "control" else rng.randint(1, 6)
+                seq += 1
+                actions.append(("roll", seq, face, bonus))
+                state, _ = roll(state, face, bonus=bonus)
+                if state.phase == "move" and legal_moves(state):
+                    chosen, _ = bot.choose(state, rng)
+                    seq += 1
+                    actions.append(("move", seq, chosen, False))
+                    state, _ = move(state, chosen)
+            began = time.process_time()
+            analyse(start, actions)
+            spent = time.process_time() - began
+            rolls = sum(1 for a in actions if a[0] == "roll")
+            self.stdout.write(
+                f"{name}:{players}: {rolls} rolls analysed in {spent:.2f} s CPU "
+                f"({spent / rolls * 400:.2f} s per 400 rolls)"
+            )
