@@ -191,9 +191,12 @@ def _move_dict(m: Move) -> dict[str, int]:
 
 
 def hint(state: State) -> tuple[Move, str, float]:
-    """Practice: the best move for the player to move, why in words, and its chance."""
+    """Practice: the best move for the player to move, what it does and why in words, and the
+    player's chance after it."""
     ranked = after_moves(state)
     best, found = ranked[0]
+    does = describe(state, best)
     if len(ranked) == 1:
-        return best, describe(state, best), found[state.to_play]
-    return best, explain(state, ranked[-1][0], best), found[state.to_play]
+        return best, f"{does} (the only move)", found[state.to_play]
+    runner_up = ranked[1][0]
+    return best, f"{does}: {explain(state, runner_up, best)}", found[state.to_play]

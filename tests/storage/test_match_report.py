@@ -60,3 +60,30 @@ def test_analyse_match_command_runs_the_same_service(capsys) -> None:
     stored = MatchReport.objects.get(match=match)
     assert analysis.analyse_match(match.pk).pk == stored.pk
     assert analysis.pending(10) == []
+
+
+@pytest.mark.django_db
+def test_the_practice_hint_names_the_best_move_and_why(make_user) -> None:
+    from games import services
+    from games.engine import dumps, roll, rules_from_name, setup
+
+    ann = make_user("ann")
+    client = Client()
+    client.force_login(ann)
+    match = services.match_create(
+        ruleset="classic", players=2, mode="practice", host=ann, bots={2: "easy"}, first=0
+    )
+    match.refresh_from_db()
+    answer = client.get(f"/api/matches/{match.code}/hint")
+    assert answer.status_code == 200 and answer.json()["move"] is None  # roll first
+    # A position with a capture for Red's roll in hand (Yellow's progress 1 is Red's 27).
+    state = setup(rules_from_name("classic"), {0: [24, 5, -1, -1], 2: [1, -1, -1, -1]}, 0)
+    state, _ = roll(state, 3)
+    match.snapshot = {**match.snapshot, "notation": dumps(state)}
+    match.save(update_fields=["snapshot"])
+    body = client.get(f"/api/matches/{match.code}/hint").json()
+    assert body["move"] == {"corner": 0, "pawn": 0, "from": 24, "to": 27}
+    assert body["why"].startswith("captures Yellow's pawn with pawn 1")
+    other = Client()
+    other.force_login(make_user("bob"))
+    assert other.get(f"/api/matches/{match.code}/hint").json()["code"] == "not_your_turn"
