@@ -6,8 +6,10 @@ first player rotates too (independently), dice and choices come from one `random
     .venv/bin/python scripts/expert_harness.py --ruleset mensch --a expert --b hard \
         --games 300 --seed 11 [--first rotate|red|drawn]
 
-`--first red` starts every game with red, as the site does where the preset says so
-(`Match.draws_first`); `rotate` (the default) rotates it, `drawn` draws it from the dice.
+`--first red` starts every game with red, as the site's practice games of mensch and family do
+(`Match.draws_first`); `rotate` (the issue's harness) rotates it, `drawn` draws it from the
+dice as online rooms do; `site` (the default) is red where the preset starts with red, else
+drawn.
 """
 
 from __future__ import annotations
@@ -39,17 +41,20 @@ def main() -> None:
     parser.add_argument("--b", default="hard")
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--first", choices=("rotate", "red", "drawn"), default="rotate")
+    parser.add_argument("--first", choices=("site", "rotate", "red", "drawn"), default="site")
     args = parser.parse_args()
     rules = rules_from_name(args.ruleset)
     rng = random.Random(args.seed)
     wins = starts = wins_started = 0
     begun = time.perf_counter()
+    how = args.first
+    if how == "site":
+        how = "red" if rules.first_player == "red" else "drawn"
     for g in range(args.games):
         mine = g % 4
-        if args.first == "rotate":
+        if how == "rotate":
             first = (g // 4) % 4
-        elif args.first == "red":
+        elif how == "red":
             first = 0
         else:
             first = rng.randrange(4)

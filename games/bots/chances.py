@@ -39,9 +39,23 @@ class Params(NamedTuple):
     danger: float  # how many times the expert's expected capture loss counts
 
 
-# Fitted per table by `manage.py evaluator_check --fit --games 400 --seed 1` (hard, medium and
-# greedy bots at random seats; the calibration uses other seeds). Key: rules_name and players.
-FITTED: dict[tuple[str, int], Params] = {}
+# Fitted per table by `manage.py evaluator_check --fit --fit-games 60 --fit-seed 1` (hard,
+# medium and greedy bots at random seats; one position in 15 of 60 games a table; the checks
+# use seed 2). Key: rules_name and players. Params(speed, spread, yard, danger).
+FITTED: dict[tuple[str, int], Params] = {
+    ("classic", 2): Params(3.000, 2.826, 21.926, 0.001),
+    ("classic", 3): Params(3.000, 1.497, 14.141, 1.442),
+    ("classic", 4): Params(3.000, 2.982, 6.206, 0.679),
+    ("family", 2): Params(3.000, 3.879, 22.063, 0.053),
+    ("family", 3): Params(3.000, 1.963, 3.673, 1.322),
+    ("family", 4): Params(3.000, 1.673, 3.544, 1.162),
+    ("duel", 2): Params(3.000, 2.595, 2.619, 0.569),
+    ("mensch", 2): Params(3.000, 2.161, 7.193, 1.532),
+    ("mensch", 3): Params(3.000, 2.682, 8.881, 0.797),
+    ("mensch", 4): Params(3.000, 2.086, 4.195, 0.674),
+    ("party", 2): Params(3.000, 3.011, 12.466, 1.223),
+    ("party", 3): Params(3.000, 1.532, 1.714, 0.327),
+}
 FALLBACK = Params(speed=3.0, spread=2.0, yard=8.0, danger=0.6)
 GRID = 40  # points of the numerical integration
 
