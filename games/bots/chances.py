@@ -55,6 +55,12 @@ FITTED: dict[tuple[str, int], Params] = {
     ("mensch", 4): Params(3.000, 2.086, 4.195, 0.674),
     ("party", 2): Params(3.000, 3.011, 12.466, 1.223),
     ("party", 3): Params(3.000, 1.532, 1.714, 0.327),
+    ("party", 4): Params(3.000, 2.405, 12.237, 1.557),
+    ("party+power", 2): Params(3.000, 5.172, 17.449, 0.137),
+    ("party+power", 3): Params(3.000, 1.902, 7.584, 0.631),
+    ("party+power", 4): Params(3.000, 2.489, 0.004, 0.849),
+    ("party+pairs", 4): Params(3.000, 0.818, 12.857, 0.044),
+    ("party+pairs+power", 4): Params(3.000, 1.048, 0.430, 1.591),
 }
 FALLBACK = Params(speed=3.0, spread=2.0, yard=8.0, danger=0.6)
 GRID = 40  # points of the numerical integration
