@@ -16,6 +16,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games.clocks import sweeps, timing  # noqa: E402
+from games.live.tickets import TicketAuth  # noqa: E402
 
 from .origins import OriginValidator  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
@@ -23,8 +24,14 @@ from .routing import websocket_urlpatterns  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # Scheme, host and port of the Origin against the site's own (ludo_site.origins).
-        "websocket": OriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        # Scheme, host and port of the Origin against the site's own (ludo_site.origins); a
+        # match socket's signed ticket (games.live.tickets), else the session.
+        "websocket": OriginValidator(
+            TicketAuth(
+                URLRouter(websocket_urlpatterns),
+                fallback=AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+            )
+        ),
     }
 )
 
