@@ -680,9 +680,10 @@ class Hub:
             await room.enter(viewer, seats)
         except BaseException:
             if viewer in room.viewers:
-                room.viewers.discard(viewer)
-                if not room.viewers:
-                    await self.drop(room)
+                # As a socket closing: its count (if made) is taken back, the room dropped if
+                # it was the last.
+                with contextlib.suppress(Exception):
+                    await room.leave(viewer)
             raise
         return room
 
