@@ -17,6 +17,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from games.live import room as rooms
+from games.live import tickets
 from games.live.room import Viewer, finish_db_work, hub, on_db_thread
 from games.live.wire import RateLimit, WireError, error_frame, parse
 from games.match.rooms import normalise
@@ -82,21 +83,22 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.send(error_frame("bad_ticket", "This room link is not valid: reload"))
             await self.close(code=CLOSE_BAD_TICKET)
             return
-        user = self.scope.get("user")
-        user = user if user is not None and user.is_authenticated else None
-        session = _session_of(self.scope, user)
-        if not hub().open_session(session):
-            await self.send(
-                error_frame("too_many_sockets", "Too many open rooms in this browser: close some")
-            )
-            await self.close(code=CLOSE_TOO_MANY)
-            return
-        self.session = session
-        self.viewer = Viewer(
-            user=user, send=self.send_text, ip=_socket_ip(self.scope), agent=_agent(self.scope)
-        )
         code = normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
         try:
+            user = await tickets.user_of(self.scope)
+            session = _session_of(self.scope, user)
+            if not hub().open_session(session):
+                await self.send(
+                    error_frame(
+                        "too_many_sockets", "Too many open rooms in this browser: close some"
+                    )
+                )
+                await self.close(code=CLOSE_TOO_MANY)
+                return
+            self.session = session
+            self.viewer = Viewer(
+                user=user, send=self.send_text, ip=_socket_ip(self.scope), agent=_agent(self.scope)
+            )
             self.room = await hub().enter(self.viewer, code) if code else None
         except Exception:  # noqa: BLE001 - the database or Redis is down: say so, and close
             log.exception("socket to room %s: could not enter", code)

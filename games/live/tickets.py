@@ -79,10 +79,10 @@ class TicketAuth:
                 scope = {**scope, "ticket_refused": True}
                 return await self.inner(scope, receive, send)
             if user_id is not None:
-                user = await _user(user_id)
-                if user is not None:
-                    scope = {**scope, "user": user, "ticket_user": True}
-                    return await self.inner(scope, receive, send)
+                # The account is read by the socket once it is accepted (`user_of`), on the
+                # database threads, where a database away is answered with a coded error.
+                scope = {**scope, "ticket_user": user_id}
+                return await self.inner(scope, receive, send)
         return await self.fallback(scope, receive, send)
 
 
@@ -92,8 +92,15 @@ def _code_of(path: str) -> str:
     return parts[2] if len(parts) >= 3 and parts[:2] == ["ws", "match"] else ""
 
 
-async def _user(user_id: int) -> Any:
-    def get() -> Any:
-        return get_user_model().objects.filter(pk=user_id, is_active=True).first()
+async def user_of(scope: dict[str, Any]) -> Any:
+    """The signed-in account of a socket: its ticket's (one read on the database threads), else
+    the session's; None for a visitor (or an account no longer active)."""
+    user_id = scope.get("ticket_user")
+    if user_id:
 
-    return await on_db_thread(get)()
+        def get() -> Any:
+            return get_user_model().objects.filter(pk=user_id, is_active=True).first()
+
+        return await on_db_thread(get)()
+    user = scope.get("user")
+    return user if user is not None and user.is_authenticated else None
