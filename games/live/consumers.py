@@ -15,6 +15,7 @@ from typing import Any
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from games.live import room as rooms
 from games.live import tickets
@@ -80,7 +81,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         # queue behind other database work under load.
         await self.accept()
         if self.scope.get("ticket_refused"):
-            await self.send(error_frame("bad_ticket", "This room link is not valid: reload"))
+            await self.send(error_frame("bad_ticket", _("This room link is not valid: reload")))
             await self.close(code=CLOSE_BAD_TICKET)
             return
         code = normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
