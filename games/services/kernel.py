@@ -97,9 +97,11 @@ class Change:
     # The match's snapshot once saved, in its public and private parts
     # (`selectors.snapshot_parts`), built once for every viewer and sent with the broadcast.
     view: tuple[dict[str, Any], dict[str, Any]] | None = None
+    status_before: int = 0  # the match's status when the change began
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
+        self.status_before = self.match.status
         self.since = getattr(self.match, "acted_at", None)
         pause = self.match.pause_until
         if self.since is not None and pause is not None and pause > self.since:
@@ -468,6 +470,9 @@ def save(change: Change, *, keep_deadline: bool = False) -> None:
     save_seats(change)
     for write in change.audits:
         write()
+    if match.status in ENDED and change.status_before not in ENDED:
+        # The match's own audit chain is anchored into the global chain as it ends.
+        audit.anchor_chain(match.pk, reason="ended")
     public, private = snapshot_parts(match, seats=change.seats, state=change.state)
     public.update(room_clocks(match))
     change.view = (public, private)
