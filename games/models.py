@@ -1,7 +1,7 @@
 """Match storage: every match, seat, turn, roll and move, and the append-only event stream.
 
 Only `games.services` writes these rows. Rows are appended and never changed, with these
-exceptions, each documented on its field: the match's cached ``snapshot``, ``seq``,
+exceptions, each documented on its field: the match's cached ``snapshot``, ``seq``, ``revision``,
 ``status``, ``turn_seq`` and ``turn_deadline``; fields set once when the match starts or ends
 (``first``, ``client_seed``, ``started_at``, ``finished_at``, a seat's ``place`` and
 ``left``, a seat's ``ip``); the match's ``voided_at`` and ``void_reason`` (set when a
@@ -73,6 +73,10 @@ class Match(models.Model):
     client_seed = models.CharField(max_length=400, blank=True)  # set once, at the start
     first = models.PositiveSmallIntegerField(null=True, blank=True)  # set once, at the start
     seq = models.PositiveIntegerField(default=0)  # updated: the last MatchEvent's seq
+    # Updated: the fence. Every write of the match row checks it (``WHERE revision = the one
+    # read``) and moves it on by one, so two writers that read the same revision can never
+    # both write: the second finds no row and writes nothing (`games.services.fenced`).
+    revision = models.PositiveBigIntegerField(default=0)
     turn_seq = models.PositiveIntegerField(default=0)  # updated: the current Turn's n
     # Updated: when the player to act runs out of time, or when a bot or an auto-move acts.
     # Not indexed here: an index on a column every action changes makes every UPDATE of the
