@@ -31,7 +31,10 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 import argparse  # noqa: E402
 import os  # noqa: E402
+import selectors  # noqa: E402
+import socket  # noqa: E402
 import statistics  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 from collections import Counter  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -79,9 +82,6 @@ class RoundTrips:
     bytes from the client after the server last spoke (or at the start) is one round trip."""
 
     def __init__(self, host: str, port: int) -> None:
-        import socket
-        import threading
-
         self.target = (host, port)
         self.counting = False
         self.trips = 0
@@ -91,9 +91,6 @@ class RoundTrips:
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
-        import socket
-        import threading
-
         while True:
             client, _ = self.listener.accept()
             server = socket.create_connection(self.target)
@@ -102,7 +99,6 @@ class RoundTrips:
             threading.Thread(target=self._relay, args=(client, server), daemon=True).start()
 
     def _relay(self, client: Any, server: Any) -> None:
-        import selectors
 
         chooser = selectors.DefaultSelector()
         chooser.register(client, selectors.EVENT_READ, server)

@@ -19,15 +19,17 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 
 from django.db import close_old_connections, connections, transaction
 from django.db.models import Case, DateTimeField, F, Q, When
 from django.db.models.functions import Now
-from django.utils import timezone
 
 from games import services
 from games.clocks import timing
 from games.engine import RULESETS
+from games.match import due
+from games.match.due import due_match_ids
 from games.match.errors import ServiceError
 from games.models import Match, Mode, Seat, Status
 from ranked import matchmaking
@@ -40,15 +42,32 @@ BATCH = 200  # due matches taken per sweep; the rest wait a second
 # ---------------------------------------------------------------------------- the sweep
 
 
+ANCHOR_CHECK_EVERY = 60.0  # seconds between looks for running chains to anchor
+ANCHOR_EVERY = 300  # a running match's chain is anchored into the global one this often
+_anchor_looked = -ANCHOR_CHECK_EVERY
+
+
 def sweep(*, batch: int = BATCH) -> int:
-    """Act on every due deadline once; returns how many matches or seats were acted on."""
-    due = list(
-        Match.objects.filter(status=Status.ACTIVE, turn_deadline__lte=Now())
-        .order_by("turn_deadline")
-        .values_list("pk", flat=True)[:batch]
-    )
-    acted = sum(expire_turn(match_id) for match_id in due)
+    """Act on every due deadline once; returns how many matches or seats were acted on.
+
+    The due deadlines come from the narrow ``games_matchdeadline`` table (`due_match_ids`),
+    so the sweep costs what is due, and the match row's own UPDATE stays HOT. Once a minute
+    it also anchors the audit chains of running matches that moved on (every five minutes
+    each), so a chain cut back mid-match is caught by `verify_audit`."""
+    ids = due_match_ids(batch=batch)
+    acted = sum(expire_turn(match_id) for match_id in ids)
+    anchor_running_chains()
     return acted + sweep_grace(batch=batch)
+
+
+def anchor_running_chains() -> int:
+    """Anchor running matches' chains, at most once a minute per process."""
+    global _anchor_looked
+    now = time.monotonic()
+    if now - _anchor_looked < ANCHOR_CHECK_EVERY:
+        return 0
+    _anchor_looked = now
+    return services.anchor_running_chains(every=ANCHOR_EVERY)
 
 
 def expire_turn(match_id: int) -> int:
@@ -215,14 +234,8 @@ class InProcessClock:
 
 def seconds_to_next_deadline() -> float | None:
     """Seconds until the earliest turn deadline of an active match (negative when one is
-    past), or None when no match has one."""
-    first = (
-        Match.objects.filter(status=Status.ACTIVE, turn_deadline__isnull=False)
-        .order_by("turn_deadline")
-        .values_list("turn_deadline", flat=True)
-        .first()
-    )
-    return None if first is None else (first - timezone.now()).total_seconds()
+    past), or None when no match has one (read from the deadline table)."""
+    return due.seconds_to_next_deadline()
 
 
 _running: InProcessClock | None = None

@@ -183,3 +183,20 @@ def test_record_names_the_chain_by_action(host) -> None:
     entry = audit.record(action=actions.SEAT_AWAY, obj=match, extra={"corner": 0})
     assert entry.chain == match.pk
     assert audit.record(action=actions.SEAT_AWAY, extra={"corner": 0}).chain is None
+
+
+def test_the_clock_sweep_anchors_running_chains_once_a_minute(running, host, monkeypatch) -> None:
+    """The clock (Celery beat's sweep, or the in-process clock) is what anchors running
+    chains: its first sweep anchors, the next within the minute does not look again."""
+    from games.clocks import sweeps  # the sweeps layer sits above these storage tests' imports
+
+    monkeypatch.setattr(sweeps, "_anchor_looked", -sweeps.ANCHOR_CHECK_EVERY)
+    sweeps.sweep()
+    assert AuditEntry.objects.filter(action=actions.MATCH_CHAIN_ANCHORED).count() == 1
+    connect(running, host, 1)
+    monkeypatch.setattr(sweeps, "ANCHOR_EVERY", 0)
+    sweeps.sweep()  # within the minute: not looked at again
+    assert AuditEntry.objects.filter(action=actions.MATCH_CHAIN_ANCHORED).count() == 1
+    monkeypatch.setattr(sweeps, "_anchor_looked", -sweeps.ANCHOR_CHECK_EVERY)
+    sweeps.sweep()
+    assert AuditEntry.objects.filter(action=actions.MATCH_CHAIN_ANCHORED).count() == 2
