@@ -659,12 +659,16 @@ function tickClock() {
   renderPeople();
   const el = $("turn");
   let clock = el.querySelector(".clock");
+  // The time left in words also stands beside the status, under the board, on every size
+  // (the ring around the die is not a countdown anyone can read).
+  const beside = $("time-left");
   // The turn clock runs for people in online rooms; a bot's or an auto-move's deadline is
   // the server's pause, not a clock anyone races.
   const seat = seatOf(snap.to_play);
   const clocked = !["practice", "local"].includes(snap.mode || cfg.mode) && seat && !seat.bot && !seat.away;
   if (!snap.deadline || snap.status !== "active" || !clocked) {
     if (clock) clock.remove();
+    if (beside) beside.hidden = true;
     return;
   }
   const left = Math.max(0, Math.ceil((Date.parse(snap.deadline) - Date.now()) / 1000));
@@ -673,8 +677,14 @@ function tickClock() {
     clock.className = "clock";
     el.appendChild(clock);
   }
-  clock.textContent = ` ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+  const words = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+  clock.textContent = ` ${words}`;
   clock.classList.toggle("low", left <= 5);
+  if (beside) {
+    beside.textContent = words;
+    beside.hidden = false;
+    beside.classList.toggle("low", left <= 5);
+  }
 }
 
 function renderLegal(moves) {
