@@ -235,6 +235,20 @@ def people(browser: Browser) -> Iterator[Any]:
     assert not errors, errors
 
 
+def open_menu(page: Page) -> None:
+    """Open the site's menu where the header folds it (narrow screens); nothing on a desktop."""
+    toggle = page.locator("#nav-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+        expect(page.locator("#site-nav")).to_be_visible()
+
+
+def nav_click(page: Page, text: str) -> None:
+    """Follow the site menu's link (or button) saying `text`, opening the menu first if folded."""
+    open_menu(page)
+    page.locator("#site-nav").get_by_text(text, exact=False).first.click()
+
+
 def practise(page: Page, site: str, *, ruleset: str = "", players: str = "") -> None:
     """From the home page, start a practice game against the computer."""
     page.goto(site + "/")
