@@ -430,7 +430,8 @@ function render(animate = false) {
   const mine = myTurn();
   const moves = legalMoves();
   const active = snap.status === "active" && snap.to_play !== null && snap.to_play !== undefined;
-  const turn = active ? { corner: snap.to_play, face: snap.phase === "move" ? snap.face || face : 0, rolling, clock: turnShare() } : null;
+  // `tap`: your roll: the die in your yard says so (it rolls when tapped, like the board).
+  const turn = active ? { corner: snap.to_play, face: snap.phase === "move" ? snap.face || face : 0, rolling, clock: turnShare(), tap: canRoll() } : null;
   walking = board.render(snap, { interactive: mine && moves.length > 0, moves, last: lastMoved, turn, animate });
   drawDie($("die"), snap.face || face);
   const waiting = document.querySelector(".waiting");

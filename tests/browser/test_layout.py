@@ -204,6 +204,15 @@ def test_room_code_roll_time_left(
     expect(ann.locator(".waiting")).to_be_hidden()
     watcher = person(SIZES[1]).page()
     watcher.goto(f"{site}/r/{code.replace('-', '')}/")
+    expect(watcher.locator("body.spectator")).to_have_count(1)
+    # The count rides on the room's next change: the player to roll rolls.
+    for _ in range(300):
+        to_roll = next((p for p in (ann, bob) if p.locator("#roll").is_enabled()), None)
+        if to_roll is not None:
+            break
+        ann.wait_for_timeout(50)
+    assert to_roll is not None, "nobody's Roll was ever enabled"
+    to_roll.locator("#roll").click()
     expect(ann.locator("#watch-count")).to_contain_text("1")
 
     expect(ann.locator("#bar-code")).to_have_text(code)
