@@ -26,6 +26,7 @@ class Queue(models.TextChoices):
     CLASSIC_2 = "classic-2", "Classic, 2 players"
     CLASSIC_4 = "classic-4", "Classic, 4 players"
     DUEL = "duel", "Duel"
+    QUICK_4 = "quick-4", "Quick, 4 players"
 
 
 class Rating(models.Model):

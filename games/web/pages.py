@@ -7,6 +7,8 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from accounts.forms import TERMS_VERSION
@@ -69,7 +71,7 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
         else "no limit"
     )
     column = rules.goal - rules.last_track - (1 if rules.track_len == 52 else 0)
-    facts = [
+    facts: list[tuple[str, str] | None] = [
         (
             "Players",
             f"{rules.min_players}" + (f" to {rules.max_players}" if rules.max_players > 2 else ""),
@@ -104,8 +106,35 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
             else "optional",
         ),
         (
+            _("Out of the yard with"),
+            _("a 1 or a 6") if rules.release_faces == frozenset({1, 6}) else _("a 6"),
+        )
+        if rules.release_faces != frozenset({6})
+        else None,
+        (
+            _("At the start"),
+            ngettext(
+                "%(n)d pawn of each player on its start square, the others in the yard",
+                "%(n)d pawns of each player on their start square, the others in the yard",
+                rules.start_out,
+            )
+            % {"n": rules.start_out},
+        )
+        if rules.start_out
+        else None,
+        (
             "The end",
-            "the first with every pawn home wins"
+            (
+                "the first with every pawn home wins"
+                if rules.win_pawns == 4
+                else ngettext(
+                    "the first pawn home wins; the others are placed by pawns home, then by "
+                    "squares covered",
+                    "the first with %(n)d pawns home wins",
+                    rules.win_pawns,
+                )
+                % {"n": rules.win_pawns}
+            )
             if rules.ending == "first"
             else "play goes on until one is left, who loses",
         ),
@@ -125,7 +154,7 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
             f"{rules.turn_seconds} seconds" if rules.turn_seconds else "none (one device)",
         ),
     ]
-    return facts
+    return [fact for fact in facts if fact is not None]
 
 
 @require_GET

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from games.engine import (
     MARKS,
     RULESETS,
@@ -280,8 +282,30 @@ def _party_examples(r: Ruleset) -> list[Example]:
     ]
 
 
+def _quick_examples(r: Ruleset) -> list[Example]:
+    return [
+        _example(
+            _("Two pawns start on the start square; a 1 brings a third out"),
+            _play(r, {0: [0, 0, Y, Y], 2: [0, 0, Y, Y]}, [1, "p3"]),
+        ),
+        _example(
+            _("Landing on a square sends every opponent pawn there to the yard"),
+            _play(r, {0: [15, 0, Y, Y], 1: [7, 0, Y, Y]}, [5, "p1"]),
+        ),
+        _example(
+            _("The first pawn home wins; the others are placed by how far they came"),
+            _play(
+                r,
+                {0: [53, 10, Y, Y], 1: [20, 0, Y, Y], 2: [30, 5, Y, Y], 3: [40, 0, Y, Y]},
+                [3, "p1"],
+            ),
+        ),
+    ]
+
+
 _EXAMPLES = {
     "classic": _classic_examples,
+    "quick": _quick_examples,
     "family": _family_examples,
     "duel": _duel_examples,
     "mensch": _mensch_examples,
