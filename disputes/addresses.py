@@ -22,18 +22,18 @@ from audit.models import AuditEntry
 from games.models import Seat, spoken_code
 
 
-@dataclass(frozen=True)
-class Address:
-    """One address as the pages show it: itself, and whether it is the server's own."""
+class Address(str):
+    """One address as the pages show it (the text itself), and whether it is the server's own."""
 
-    ip: str
+    __slots__ = ()
+
+    @property
+    def ip(self) -> str:
+        return str(self)
 
     @property
     def local(self) -> bool:
-        return is_local(self.ip)
-
-    def __str__(self) -> str:
-        return self.ip
+        return is_local(str(self))
 
 
 @dataclass(frozen=True)

@@ -275,12 +275,12 @@ def device_flags(devices: list[str]) -> list[str]:
     if not scripted:
         return []
     if len(devices) == 1:
-        return [_('device "script": the browser header named a tool, not a browser')]
+        return [_("device: script (the browser header named a tool, not a browser)")]
     return [
         ngettext(
-            'device "script": the browser header named a tool, not a browser, in %(n)d of '
+            "device: script (the browser header named a tool, not a browser) in %(n)d of "
             "%(of)d match",
-            'device "script": the browser header named a tool, not a browser, in %(n)d of '
+            "device: script (the browser header named a tool, not a browser) in %(n)d of "
             "%(of)d matches",
             len(devices),
         )

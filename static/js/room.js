@@ -267,14 +267,37 @@ function stopShaking() {
   $("die").classList.remove("shaking");
 }
 
+// A reaction as the site draws it: a face from static/reactions.svg (named in words for screen
+// readers), or its short phrase; the same in the picker, on the board, the seats and history.
+const reactionIcons = new Set(cfg.reaction_icons || []);
+function reactionNode(key, className = "bubble") {
+  const node = document.createElement("span");
+  node.className = className;
+  const words = reactionsShown[key] || key;
+  if (!reactionIcons.has(key) || !cfg.reaction_sprite) {
+    node.textContent = words;
+    return node;
+  }
+  node.classList.add("icon");
+  node.setAttribute("role", "img");
+  node.setAttribute("aria-label", words);
+  node.title = words;
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("class", "react-icon");
+  svg.setAttribute("aria-hidden", "true");
+  const use = document.createElementNS("http://www.w3.org/2000/svg", "use");
+  use.setAttribute("href", `${cfg.reaction_sprite}#r-${key}`);
+  svg.appendChild(use);
+  node.appendChild(svg);
+  return node;
+}
+
 function showReaction(e) {
   if (muteReactions()) return;
-  const bubble = document.createElement("span");
-  bubble.className = "bubble";
-  bubble.textContent = reactionsShown[e.r] || e.r;
+  const bubble = reactionNode(e.r);
   bubble.dataset.corner = e.corner;
   // Beside the sender in the list of players (drawn with the seats, which are redrawn often).
-  bubbles.set(e.corner, { text: bubble.textContent, until: Date.now() + 3500 });
+  bubbles.set(e.corner, { r: e.r, until: Date.now() + 3500 });
   setTimeout(renderSeats, 3600);
   // Beside the sender's corner on the board too.
   const yard = document.querySelector(`#board .yard[data-corner="${e.corner}"]`);
@@ -414,7 +437,7 @@ function note(e) {
     text += " (the only move: played by itself)";
     lone = null;
   }
-  history.unshift({ text, kind: e.kind, seq: e.seq, corner: e.kind === "turn_passed" ? e.to : e.corner });
+  history.unshift({ text, kind: e.kind, seq: e.seq, corner: e.kind === "turn_passed" ? e.to : e.corner, r: e.kind === "reaction" ? e.r : undefined });
   if (history.length > 200) history.pop();
 }
 
@@ -608,10 +631,7 @@ function renderSeats() {
     }
     const said = bubbles.get(s.corner);
     if (said && said.until > Date.now()) {
-      const bubble = document.createElement("span");
-      bubble.className = "bubble";
-      bubble.textContent = said.text;
-      li.appendChild(bubble);
+      li.appendChild(reactionNode(said.r));
     }
     list.appendChild(li);
     if (s.you && s.away && !s.left && snap.status === "active" && cfg.mode !== "local") {
@@ -771,6 +791,7 @@ function renderHistory() {
       continue;
     }
     if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
+    if (h.r && reactionIcons.has(h.r)) li.append(" ", reactionNode(h.r, "history-react"));
     ol.appendChild(li);
   }
 }

@@ -116,7 +116,7 @@ def test_record_flags_the_scripted_player_as_the_review_page_does(
     assert on_review == seat_ev["flags"]
     assert sorted(on_record) == sorted(on_review)
     assert any(f"within {evidence.FAST_MS} ms" in f for f in on_record)
-    assert any('device "script"' in f for f in on_record)
+    assert any("device: script" in f for f in on_record)
     assert "Nothing stands out" not in _text(record, "bot-title")
     rival_flags = _flags(rival_record, "bot-title")
     assert not any("script" in f or "ms" in f for f in rival_flags), rival_flags
