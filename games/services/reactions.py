@@ -43,6 +43,8 @@ KIND = "reaction"
 def shown() -> dict[str, str]:
     """The reactions in the reader's language: key -> words (for the page's JSON)."""
     return {key: str(words) for key, words in CHOICES.items()}
+
+
 EVERY = timedelta(seconds=2)
 PER_MATCH = 120
 ONLINE = frozenset({Mode.RANKED, Mode.FRIENDLY})

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import urljoin
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
