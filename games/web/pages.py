@@ -18,8 +18,8 @@ from games.engine import RULESETS, Ruleset
 from games.match import selectors
 from games.web import ladder
 from games.web.choices import HOUSE_RULES, PARTY_OPTIONS, PRESETS, default_level
-from games.web.guides import guides, page_data
-from games.web.rules_page import board_config, examples
+from games.web.guides import guides, page_data, preset_guide
+from games.web.rules_page import basics, board_config, examples
 
 
 @require_GET
@@ -164,6 +164,42 @@ def terms(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+def preset_guide_page(request: HttpRequest, name: str) -> HttpResponse:
+    """How to play and how to win one preset (issue 30: a guide for each, linked from the home
+    page and the room), its boards played through the engine."""
+    found = next((p for p in PRESETS if p[0] == name), None)
+    if found is None:
+        raise Http404("There is no such preset")
+    _key, title, lead = found
+    rules_of = RULESETS[name]
+    guide = preset_guide(name)
+    data = {
+        name: [
+            {
+                "board": board_config(ex.rules or rules_of),
+                "frames": [f.snapshot for f in ex.frames],
+            }
+            for ex in guide["examples"]
+        ]
+    }
+    return render(
+        request,
+        "games/preset_guide.html",
+        {
+            "name": name,
+            "title": title,
+            "lead": lead,
+            "facts": _facts(rules_of),
+            "tips": guide["tips"],
+            "examples": guide["examples"],
+            "data": data,
+            "others": [(k, t) for k, t, _lead in PRESETS if k != name],
+            "duel_guides": list(guides().values()) if name == "duel" else [],
+        },
+    )
+
+
+@require_GET
 def guide(request: HttpRequest, slug: str) -> HttpResponse:
     """One of the duel guides (seed 004), its boards played through the engine."""
     found = guides().get(slug)
@@ -208,4 +244,24 @@ def rules(request: HttpRequest) -> HttpResponse:
         ]
         for p in presets
     }
-    return render(request, "games/rules.html", {"presets": presets, "data": data})
+    first = [
+        {
+            "key": b.key,
+            "title": b.title,
+            "text": b.text,
+            "label": b.example.frames[b.frame].title,
+        }
+        for b in basics()
+    ]
+    basics_data = [
+        {
+            "board": board_config(b.example.rules or RULESETS["classic"]),
+            "frames": [b.example.frames[b.frame].snapshot],
+        }
+        for b in basics()
+    ]
+    return render(
+        request,
+        "games/rules.html",
+        {"presets": presets, "data": data, "basics": first, "basics_data": basics_data},
+    )

@@ -316,3 +316,73 @@ _EXAMPLES = {
 def examples(name: str) -> list[Example]:
     """The worked examples of preset `name` (RULES.md and its seed), played on the engine."""
     return _EXAMPLES[name](RULESETS[name])
+
+
+@dataclass
+class Basic:
+    """One of the rules page's first six points (issue 30: a newcomer reads them in two
+    minutes): a title, a sentence, and one small board played on the engine."""
+
+    key: str
+    title: str
+    text: str
+    example: Example
+    frame: int = -1  # the frame the small board shows
+
+
+def basics() -> list[Basic]:
+    """The goal, a turn, six, capture, safe squares and home, on classic's board."""
+    r = RULESETS["classic"]
+    return [
+        Basic(
+            "goal",
+            _("The goal"),
+            _(
+                "Take your four pawns from your yard once round the board and up your own "
+                "coloured column to home in the middle. The first with every pawn home wins."
+            ),
+            _play(r, {0: [56, 30, 12, Y], 1: [Y] * 4, 2: [5, Y, Y, Y], 3: [20, Y, Y, Y]}, []),
+        ),
+        Basic(
+            "turn",
+            _("A turn"),
+            _(
+                "Roll the die, then move one pawn that many squares. The pawns that can move "
+                "are lit and their landing squares ringed: tap one."
+            ),
+            _play(r, {0: [10, 20, Y, Y], 2: [Y] * 4}, [4]),
+        ),
+        Basic(
+            "six",
+            _("Six"),
+            _(
+                "A 6 brings a pawn out of the yard onto its start square, and rolls again. "
+                "The third 6 in a row is lost."
+            ),
+            _play(r, {0: [Y] * 4, 2: [Y] * 4}, [6, "p1"]),
+        ),
+        Basic(
+            "capture",
+            _("Capture"),
+            _(
+                "Land on an opponent's pawn and it goes back to its yard, to wait for a 6 "
+                "again; you roll again."
+            ),
+            _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
+        ),
+        Basic(
+            "safe",
+            _("Safe squares"),
+            _("The stars and the start squares are safe: nobody is captured there."),
+            _play(r, {0: [3, Y, Y, Y], 1: [47, Y, Y, Y]}, [5, "p1"]),
+        ),
+        Basic(
+            "home",
+            _("Home"),
+            _(
+                "A pawn that has gone round turns up its own column. Only the exact roll takes "
+                "it home: a bigger one cannot move it."
+            ),
+            _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [3, "p1"]),
+        ),
+    ]
