@@ -121,7 +121,12 @@ def narrate(rules: Ruleset, event: Event) -> str:
     if kind == "home":
         return f"{who}'s pawn {d['pawn'] + 1} reaches home"
     if kind == "finished":
-        return f"{who} has every pawn home: place {d['place']}"
+        if rules.win_pawns < 4:  # quick: the first pawn home finishes
+            return _("%(who)s is home first: place %(place)s") % {"who": who, "place": d["place"]}
+        return _("%(who)s has every pawn home: place %(place)s") % {
+            "who": who,
+            "place": d["place"],
+        }
     if kind == "extra_roll":
         return f"{who} rolls again for " + " and ".join(REASONS.get(r, r) for r in d["reasons"])
     if kind == "turn_passed":
