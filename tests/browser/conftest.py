@@ -156,13 +156,18 @@ def embedded(folder: Path, *, setup: str = "", **settings: str) -> Iterator[tupl
         stderr=subprocess.STDOUT,
     )
     try:
-        for _ in range(100):
+        # Up to 90 s: on a loaded machine daphne takes far longer than 10 s to listen, and a
+        # test that starts before it does fails with "connection refused".
+        deadline = time.monotonic() + 90
+        while True:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                     break
             except OSError:
                 if server.poll() is not None:
                     raise RuntimeError(db.with_suffix(".log").read_text()) from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"daphne never listened on {port}") from None
                 time.sleep(0.1)
         yield f"http://127.0.0.1:{port}", printed
     finally:
