@@ -35,6 +35,7 @@ from games import services
 from games.live.wire import WireError, loads, parse
 from games.match import dice, rooms
 from games.match.errors import ServiceError
+from games.match.reports import report_for
 from games.match.selectors import match_by_code, snapshot_for, visible_events
 from games.models import Move, Roll
 
@@ -342,6 +343,8 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
             for m in Move.objects.filter(match=match).order_by("seq")
         ],
         "proof": {"commitment": match.commitment, "client_seed": match.client_seed},
+        # Issue 31: luck and decisions per seat, chances after every turn (games.bots.analysis).
+        "report": report_for(match),
     }
     if match.ended:
         # The seed is revealed only once the match is over (DESIGN.md "Dice").
