@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0004_think_time_device_rating_protection'),
+        ('games', '0005_match_report'),
     ]
 
     operations = [
