@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games.bots import TABLE_SETTINGS, Expert
 from games.engine import State, legal_moves, move
@@ -267,6 +269,48 @@ def flags(
     return out
 
 
+def device_flags(devices: list[str]) -> list[str]:
+    """The seats' device hints that stand out: a tool's User-Agent instead of a browser's."""
+    scripted = sum(d == "script" for d in devices)
+    if not scripted:
+        return []
+    if len(devices) == 1:
+        return [_("device: script (the browser header named a tool, not a browser)")]
+    return [
+        ngettext(
+            "device: script (the browser header named a tool, not a browser) in %(n)d of "
+            "%(of)d match",
+            "device: script (the browser header named a tool, not a browser) in %(n)d of "
+            "%(of)d matches",
+            len(devices),
+        )
+        % {"n": scripted, "of": len(devices)}
+    ]
+
+
+def player_evidence(user: Any) -> dict[str, Any]:
+    """The record's evidence over the player's last RECENT_MATCHES matches: the very figures,
+    thresholds and flags the review page shows for one seat (`seat_evidence`), over those
+    seats; one match gives the same flags as its seat on the review page."""
+    seats = _recent_seats(user, None)
+    think = think_stats([ms for seat in seats for ms in seat_think_ms(seat.match, seat)])
+    agree = NONE
+    for seat in seats:
+        agree = agree + agreement(seat.match, seat)
+    population = think_stats(population_think_ms())
+    pop_agree, _ = population_agreement()
+    found = flags(think, agree, population, pop_agree)
+    found += device_flags([seat.device for seat in seats])
+    return {
+        "think": think,
+        "agree": agree,
+        "population": population,
+        "pop_agree": pop_agree,
+        "flags": found,
+        "recent_seats": seats,
+    }
+
+
 def seat_evidence(match: Match, seat: Seat) -> dict[str, Any]:
     """Everything the review page and the player record show for one seat."""
     population = think_stats(population_think_ms())
@@ -278,7 +322,7 @@ def seat_evidence(match: Match, seat: Seat) -> dict[str, Any]:
         "agree": agree,
         "population": population,
         "pop_agree": pop_agree,
-        "flags": flags(think, agree, population, pop_agree),
+        "flags": flags(think, agree, population, pop_agree) + device_flags([seat.device]),
         "recent_think": None,
         "recent_agree": None,
     }

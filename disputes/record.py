@@ -13,7 +13,7 @@ from audit.models import AuditEntry
 from games.models import Mode, Seat, Status
 
 from . import evidence
-from .addresses import addresses_of, sharing
+from .addresses import addresses_of, same_sides, sharing
 from .models import Dispute
 
 RECENT = 20
@@ -55,8 +55,10 @@ def record(user: Any) -> dict[str, Any]:
         s.match
         for s in Seat.objects.filter(user=user, match__status=Status.VOID).select_related("match")
     ]
-    seen = addresses_of(user.pk)
-    shared = sharing(user.pk, set(seen))
+    # Every address, the server's own loopback included and marked, as the review page shows
+    # them (the conflict checks leave loopback out).
+    seen = addresses_of(user.pk, local=True)
+    shared = sharing(user.pk, set(seen), local=True)
     match_ids = [str(m) for m in Seat.objects.filter(user=user).values_list("match_id", flat=True)]
     dispute_ids = [str(d.pk) for d in filed] + [str(d.pk) for d in against]
     history = list(
@@ -68,10 +70,7 @@ def record(user: Any) -> dict[str, Any]:
         )
         .order_by("-id")[:100]
     )
-    think = evidence.think_stats(evidence.recent_think_ms(user))
-    agree = evidence.recent_agreement(user)
-    population = evidence.think_stats(evidence.population_think_ms())
-    pop_agree, _ = evidence.population_agreement()
+    found = evidence.player_evidence(user)
     return {
         "player": user,
         "filed": filed,
@@ -81,10 +80,11 @@ def record(user: Any) -> dict[str, Any]:
         "addresses": sorted(seen.values(), key=lambda s: s.last, reverse=True),
         "shared": shared,
         "history": history,
-        "think": think,
-        "agree": agree,
-        "population": population,
-        "pop_agree": pop_agree,
-        "flags": evidence.flags(think, agree, population, pop_agree),
+        "same_sides": same_sides(user.pk),
+        "think": found["think"],
+        "agree": found["agree"],
+        "population": found["population"],
+        "pop_agree": found["pop_agree"],
+        "flags": found["flags"],
         "recent_matches": evidence.RECENT_MATCHES,
     }

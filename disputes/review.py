@@ -18,6 +18,7 @@ from games.match.replay import ENGINE_KINDS
 from games.match.verify import verify_match
 from games.models import ENDED, Match, MatchEvent, Move, Roll, Seat, Turn
 
+from .addresses import Address
 from .models import Dispute
 
 User = get_user_model()
@@ -253,14 +254,17 @@ def timeline(match: Match, entries: list[dict[str, Any]]) -> list[Moment]:
 # ---------------------------------------------------------------------------- all of it
 
 
-def _addresses(seat: Seat, entries: list[dict[str, Any]]) -> list[str]:
-    """The seat's join address and every address its player's audit entries here carry."""
-    found = {seat.ip} if seat.ip else set()
+def _addresses(seat: Seat, entries: list[dict[str, Any]]) -> list[Address]:
+    """The seat's join address and every address its player's audit entries here carry, each
+    marked as the record marks it (`disputes.addresses`: the server's own is `local`)."""
+    found = {str(seat.ip)} if seat.ip else set()
     if seat.user_id is not None:
         found |= {
-            e["entry"].ip for e in entries if e["entry"].ip and e["entry"].actor_id == seat.user_id
+            str(e["entry"].ip)
+            for e in entries
+            if e["entry"].ip and e["entry"].actor_id == seat.user_id
         }
-    return sorted(found)
+    return [Address(ip) for ip in sorted(found)]
 
 
 def review(dispute: Dispute) -> dict[str, Any]:

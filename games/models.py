@@ -27,6 +27,11 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 
 
+def spoken_code(code: str) -> str:
+    """The code in two groups of three, as it is shown and read out everywhere: ``KMN-479``."""
+    return f"{code[:3]}-{code[3:]}"
+
+
 class Mode(models.TextChoices):
     RANKED = "ranked", "Ranked"
     FRIENDLY = "friendly", "Friendly"
@@ -100,6 +105,11 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"{self.code} ({self.ruleset}, {self.get_mode_display()})"
+
+    @property
+    def spoken(self) -> str:
+        """The room code as the room shows it (``KMN-479``): the replay and disputes too."""
+        return spoken_code(self.code)
 
     @property
     def rules(self) -> Ruleset:

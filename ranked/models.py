@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Now
+from django.utils.translation import gettext_lazy as _
 
 
 def provisional_games() -> int:
@@ -26,6 +27,7 @@ class Queue(models.TextChoices):
     CLASSIC_2 = "classic-2", "Classic, 2 players"
     CLASSIC_4 = "classic-4", "Classic, 4 players"
     DUEL = "duel", "Duel"
+    QUICK_4 = "quick-4", _("Quick, 4 players")
 
 
 class Rating(models.Model):

@@ -33,6 +33,7 @@ QUEUE_RULES: dict[str, tuple[str, int]] = {
     Queue.CLASSIC_2: ("classic", 2),
     Queue.CLASSIC_4: ("classic", 4),
     Queue.DUEL: ("duel", 2),
+    Queue.QUICK_4: ("quick", 4),
 }
 
 

@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
@@ -34,6 +35,7 @@ QUEUE_CHOICES = [
     (Queue.CLASSIC_2.value, "Classic", "2 players"),
     (Queue.CLASSIC_4.value, "Classic", "4 players"),
     (Queue.DUEL.value, "Duel", "2 players, head to head"),
+    (Queue.QUICK_4.value, _("Quick"), _("4 players, 5 to 10 minutes")),
 ]
 
 

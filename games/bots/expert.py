@@ -275,6 +275,7 @@ _CROWD = Weights(bend=0.5)
 TABLE_SETTINGS: dict[str, Table] = {
     "classic": Table(2, "rule", 5000, _CROWD),
     "family": Table(2, "rule", 5000, _CROWD),
+    "quick": Table(2, "rule", 5000, _CROWD),  # as classic, unmeasured on its own
     "mensch": Table(2, "rule", 5000, _CROWD),
     "party": Table(2, "rule", 5000, _CROWD),
     "party+pairs": Table(2, "rule", 5000, _CROWD),

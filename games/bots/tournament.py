@@ -25,6 +25,7 @@ TABLES = (
     "classic",
     "family",
     "mensch",
+    "quick",
     "party",
     "party+pairs",
     "party+power",

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def mover_of(state: State, player: int) -> int:
     """The corner whose pawns `player` moves: their own, or in Pairs the partner's once done."""
     rules = state.rules
-    if rules.pairs and min(state.pawns[player], default=YARD) >= rules.finish_from:
+    if rules.pairs and rules.done(state.pawns[player]):
         return (player + 2) % 4
     return player
 

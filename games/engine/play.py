@@ -40,11 +40,13 @@ _PASSED = tuple(tuple(TurnPassed(a, b) for b in range(4)) for a in range(4))
 
 
 def new_game(rules: Ruleset, players: int, first: int = 0) -> State:
-    """A new game: every seated pawn in its yard, `first` (a corner) to roll."""
+    """A new game: every seated pawn in its yard (quick: `rules.start_out` of them on the start
+    square already), `first` (a corner) to roll."""
     seats = rules.seats_for(players)
     if first not in seats:
         raise IllegalAction(f"Corner {first} has no player; the seated corners are {seats}")
-    pawns = tuple((YARD,) * 4 if c in seats else () for c in range(4))
+    start = (0,) * rules.start_out + (YARD,) * (4 - rules.start_out)
+    pawns = tuple(start if c in seats else () for c in range(4))
     return State(rules, seats, first, "roll", pawns)
 
 
@@ -86,7 +88,7 @@ def setup(
     if to_play not in seats:
         raise IllegalAction(f"Corner {to_play} has no player")
     grid = tuple(rows)
-    done = [c for c in seats if min(grid[c]) >= rules.finish_from]
+    done = [c for c in seats if rules.done(grid[c])]
     order = tuple(placings) if placings else tuple(done)
     if sorted(order) != sorted(done):
         raise IllegalAction("placings must list exactly the corners whose pawns are all home")
@@ -168,8 +170,9 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
                  legal, stock, picked, shields, bonus)  # fmt: skip
         return _new(State, after), (rolled,)
     own = pawns[mover]
-    if not six and all(p == YARD or p >= rules.finish_from for p in own):
-        reason = "no pawn is out, and only a 6 brings one out of the yard"
+    if code not in rules.release_faces and all(p == YARD or p >= rules.finish_from for p in own):
+        faces = " or ".join(str(f) for f in sorted(rules.release_faces))
+        reason = f"no pawn is out, and only a {faces} brings one out of the yard"
     else:
         reason = f"no pawn can move {die}"
     if six and rules.unusable_six_rolls_again:
@@ -292,7 +295,7 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
     if rules.sixes_reset_on_capture_or_home and (captures or home):
         sixes = 0
     phase = "roll"
-    if home and min(pawns[c]) >= rules.finish_from and c not in placings:
+    if home and rules.done(pawns[c]) and c not in placings:
         placings = placings + (c,)
         events.append(Finished(c, len(placings)))
         final = _game_over(state, pawns, placings, out)

@@ -53,6 +53,11 @@ class Ruleset:
     unusable_six_rolls_again: bool = True
     tries_without_pawn_out: int = 1
     must_bring_out: bool = False  # a six must bring a waiting pawn out, clearing the start first
+    release_faces: frozenset[int] = frozenset({6})  # the faces that bring a pawn out of the yard
+    # The start and the finish (quick): pawns that begin on their start square instead of the
+    # yard, and how many pawns home finish a player (4: every pawn).
+    start_out: int = 0
+    win_pawns: int = 4
     # The end and the clock (the clock is the server's business; kept here as data).
     ending: Ending = "first"
     first_player: FirstPlayer = "random"
@@ -76,12 +81,25 @@ class Ruleset:
             raise ValueError("Pairs is a party option")
         if self.power and self.name != "party":
             raise ValueError("Power is a party option")
+        if not 0 <= self.start_out <= 4 or not 1 <= self.win_pawns <= 4:
+            raise ValueError("start_out is 0 to 4 pawns, win_pawns 1 to 4")
+        if not self.release_faces or not self.release_faces <= frozenset(range(1, 7)):
+            raise ValueError("release_faces are faces of a die, 1 to 6")
         object.__setattr__(self, "board", Board(self))
 
     @property
     def home_from(self) -> int:
         """First progress past the shared track (the home column or home row)."""
         return self.last_track + 1
+
+    def done(self, row: tuple[int, ...]) -> bool:
+        """Whether a corner with these pawns has finished: `win_pawns` of them home."""
+        finish = self.finish_from
+        return bool(row) and sum(1 for p in row if p >= finish) >= self.win_pawns
+
+    def releases(self, code: int) -> bool:
+        """Whether the roll `code` (a face; 7..12 a Double roll) brings a pawn out."""
+        return code in self.release_faces
 
     @property
     def brings_out_by_force(self) -> bool:
@@ -158,7 +176,7 @@ class Board:
         def step(c: int, code: int, p: int) -> tuple[Step, ...] | None:
             die = code if code <= 6 else 2 * (code - 6)
             t = 0 if p == YARD else p + die
-            if (p == YARD and code != 6) or t > rules.goal:
+            if (p == YARD and code not in rules.release_faces) or t > rules.goal:
                 return None
             s = self.square[c][t + 1]
             home = s < 0 and p < rules.finish_from <= t
@@ -237,6 +255,18 @@ RULESETS: dict[str, Ruleset] = {
         timeouts_to_forfeit=3,
         disconnect_seconds=45,
         on_disconnect="computer",
+    ),
+    # Quick (issue 30): classic's board and captures, made short: two pawns of each player
+    # start on their start square, a 1 or a 6 brings a pawn out, the first pawn home wins
+    # (the others placed by pawns home, then by squares covered), and a turn's clock is 12
+    # seconds. Four players finish in 5-10 minutes at a person's pace
+    # (`scripts/quick_lengths.py` measures it over 1,000 bot games).
+    "quick": Ruleset(
+        name="quick",
+        release_faces=frozenset({1, 6}),
+        start_out=2,
+        win_pawns=1,
+        turn_seconds=12,
     ),
     "party": Ruleset(
         name="party",

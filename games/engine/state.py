@@ -44,9 +44,8 @@ class State(NamedTuple):
         return self.placings[0] if self.phase == "over" and self.placings else None
 
     def finished(self, corner: int) -> bool:
-        """Whether every pawn of `corner` is home."""
-        pawns = self.pawns[corner]
-        return bool(pawns) and min(pawns) >= self.rules.finish_from
+        """Whether `corner` has finished: every pawn home (quick: `rules.win_pawns` of them)."""
+        return self.rules.done(self.pawns[corner])
 
     def __repr__(self) -> str:
         return f"State.parse({dumps(self)!r})"

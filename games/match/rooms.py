@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import segno
 
-from games.models import CODE_ALPHABET, CODE_LENGTH
+from games.models import CODE_ALPHABET, CODE_LENGTH, spoken_code
 
 _SEPARATORS = str.maketrans("", "", " -_.")
 
@@ -24,7 +24,7 @@ def normalise(text: str) -> str | None:
 
 def spoken(code: str) -> str:
     """The code in two groups of three, as it is shown and read out: ``KMN-479``."""
-    return f"{code[:3]}-{code[3:]}"
+    return spoken_code(code)
 
 
 def join_path(code: str) -> str:

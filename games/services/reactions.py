@@ -1,4 +1,4 @@
-"""Quick reactions in online rooms: a fixed set of emoji and short phrases, never free text
+"""Quick reactions in online rooms: a fixed set of faces and short phrases, never free text
 (nothing to moderate). A reaction is stored with the match like any event (kind "reaction",
 ``{"corner", "r"}``) and broadcast to the room; the replay lists it.
 
@@ -15,26 +15,37 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models.functions import Now
+from django.utils.translation import gettext_lazy as _
 
 from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Mode, Seat, Status
 from games.services import broadcast
 from games.services.kernel import write_fenced
 
-# Wire key -> what the room shows. Add, never rename: old matches store the keys.
-CHOICES: dict[str, str] = {
-    "thumbs": "👍",
-    "laugh": "😂",
-    "wow": "😮",
-    "sad": "😢",
-    "angry": "😠",
+# Wire key -> what the room shows. Add, never rename: old matches store the keys. The faces
+# (ICONS) are drawn by the site (static/reactions.svg, issue 30: an emoji font is not on every
+# system), their words here are what the history, the replay and a screen reader say.
+CHOICES: dict[str, Any] = {
+    "thumbs": _("Thumbs up"),
+    "laugh": _("Laughing"),
+    "wow": _("Wow"),
+    "sad": _("Sad"),
+    "angry": _("Angry"),
     "gl": "Good luck!",
     "nice": "Nice move!",
     "oops": "Oops!",
     "hurry": "Your turn…",
     "gg": "Good game!",
 }
+ICONS = frozenset({"thumbs", "laugh", "wow", "sad", "angry"})
 KIND = "reaction"
+
+
+def shown() -> dict[str, str]:
+    """The reactions in the reader's language: key -> words (for the page's JSON)."""
+    return {key: str(words) for key, words in CHOICES.items()}
+
+
 EVERY = timedelta(seconds=2)
 PER_MATCH = 120
 ONLINE = frozenset({Mode.RANKED, Mode.FRIENDLY})

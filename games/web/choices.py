@@ -5,6 +5,7 @@ arguments (anything unknown falls back to a default)."""
 from __future__ import annotations
 
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 
 from games import services
 from games.web import ladder
@@ -15,6 +16,11 @@ PRESETS = [
     ("family", "Family", "Only a lone pawn can be captured; two or more share the square."),
     ("duel", "Duel", "Two players head to head; even a pair can be captured."),
     ("mensch", "Mensch", "Mensch ärgere dich nicht on 40 squares: no safe squares."),
+    (
+        "quick",
+        _("Quick"),
+        _("Two pawns start out, a 1 or a 6 brings one more: the first pawn home wins."),
+    ),
     ("party", "Party", "Plays on until one is left; Pairs and Power squares on request."),
 ]
 

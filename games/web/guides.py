@@ -14,9 +14,19 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _l
+
 from games.bots import BOTS
 from games.engine import RULESETS, YARD, Move, State, move, roll, setup
-from games.web.rules_page import Example, Frame, _play, board_config, narrate, position
+from games.web.rules_page import (
+    Example,
+    Frame,
+    _play,
+    board_config,
+    examples,
+    narrate,
+    position,
+)
 
 Y = YARD
 DUEL = RULESETS["duel"]
@@ -268,3 +278,52 @@ def page_data(guide: Guide) -> list[dict[str, Any]]:
                 }
             )
     return boards
+
+
+# ---------------------------------------------------------------------------- a guide per preset
+
+# How to win each preset (issue 30: a guide for each, linked from the home page and the room):
+# a few plain tips a newcomer can use in their first game. The rules themselves come from the
+# preset's Ruleset (the rules page's table); these are only advice.
+PRESET_TIPS: dict[str, list[Any]] = {
+    "classic": [
+        _l("Bring pawns out early: a pawn in the yard waits for a 6 and moves nowhere."),
+        _l(
+            "Capture when you can: every opponent pawn on the square goes back, and you roll again."
+        ),
+        _l("Stop on stars and start squares when a rival is up to six squares behind you."),
+        _l("Do not race one pawn alone: a spread of pawns gives you a move for every roll."),
+    ],
+    "family": [
+        _l("Two of your pawns on one square cannot be captured: keep them together near rivals."),
+        _l("Only a 6 rolls again, so a capture is worth less than in Classic: go for home."),
+        _l("There is no clock: take your time, and let the youngest roll first."),
+    ],
+    "duel": [
+        _l("Even a pair can be captured: a safe square is the only shelter."),
+        _l("A capture or a pawn home starts your count of sixes again: use it."),
+        _l("With one rival, every pawn of theirs behind you is a threat: count the squares."),
+    ],
+    "mensch": [
+        _l("No square is safe and a 6 must bring a pawn out: clear your start square first."),
+        _l("You get three tries for a 6 while no pawn is out: a slow start is normal."),
+        _l("Two of your pawns never share a square: plan the last steps into the home row."),
+    ],
+    "quick": [
+        _l("The first pawn home wins: pick your leader early and run it."),
+        _l("Keep your second pawn behind the leader's hunters: it can capture them."),
+        _l("A 1 or a 6 brings a pawn out: a captured pawn is back in play quickly."),
+        _l("Stars and start squares are safe: rest the leader there when a rival is close."),
+    ],
+    "party": [
+        _l("The game goes on until one is left: do not be the last with pawns out."),
+        _l("Capture by count: bring a second pawn to a square before you land on a pair."),
+        _l("In Pairs help your partner; with Power, keep a Shield for your leading pawn."),
+    ],
+}
+
+
+def preset_guide(name: str) -> dict[str, Any]:
+    """What the guide of preset `name` shows: how to play (the preset's rules as the rules
+    page reads them), how to win (its end and the tips), its worked examples' boards."""
+    return {"name": name, "tips": [str(t) for t in PRESET_TIPS[name]], "examples": examples(name)}

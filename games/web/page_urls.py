@@ -9,6 +9,7 @@ urlpatterns = [
     path("rules/", views.rules, name="rules"),
     path("terms/", views.terms, name="terms"),
     path("guides/<slug:slug>/", views.guide, name="guide"),
+    path("rules/<slug:name>/", views.preset_guide_page, name="preset-guide"),
     path("play/computer/", views.play_computer, name="play-computer"),
     path("play/friends/", views.play_friends, name="play-friends"),
     path("play/local/", views.play_local, name="play-local"),

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from accounts.forms import TERMS_VERSION
@@ -16,8 +18,8 @@ from games.engine import RULESETS, Ruleset
 from games.match import selectors
 from games.web import ladder
 from games.web.choices import HOUSE_RULES, PARTY_OPTIONS, PRESETS, default_level
-from games.web.guides import guides, page_data
-from games.web.rules_page import board_config, examples
+from games.web.guides import guides, page_data, preset_guide
+from games.web.rules_page import basics, board_config, examples
 
 
 @require_GET
@@ -69,7 +71,7 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
         else "no limit"
     )
     column = rules.goal - rules.last_track - (1 if rules.track_len == 52 else 0)
-    facts = [
+    facts: list[tuple[str, str] | None] = [
         (
             "Players",
             f"{rules.min_players}" + (f" to {rules.max_players}" if rules.max_players > 2 else ""),
@@ -104,8 +106,35 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
             else "optional",
         ),
         (
+            _("Out of the yard with"),
+            _("a 1 or a 6") if rules.release_faces == frozenset({1, 6}) else _("a 6"),
+        )
+        if rules.release_faces != frozenset({6})
+        else None,
+        (
+            _("At the start"),
+            ngettext(
+                "%(n)d pawn of each player on its start square, the others in the yard",
+                "%(n)d pawns of each player on their start square, the others in the yard",
+                rules.start_out,
+            )
+            % {"n": rules.start_out},
+        )
+        if rules.start_out
+        else None,
+        (
             "The end",
-            "the first with every pawn home wins"
+            (
+                "the first with every pawn home wins"
+                if rules.win_pawns == 4
+                else ngettext(
+                    "the first pawn home wins; the others are placed by pawns home, then by "
+                    "squares covered",
+                    "the first with %(n)d pawns home wins",
+                    rules.win_pawns,
+                )
+                % {"n": rules.win_pawns}
+            )
             if rules.ending == "first"
             else "play goes on until one is left, who loses",
         ),
@@ -125,13 +154,49 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
             f"{rules.turn_seconds} seconds" if rules.turn_seconds else "none (one device)",
         ),
     ]
-    return facts
+    return [fact for fact in facts if fact is not None]
 
 
 @require_GET
 def terms(request: HttpRequest) -> HttpResponse:
     """The Terms of Service and fair play rules (seed 002), accepted at sign-up."""
     return render(request, "terms.html", {"version": TERMS_VERSION, "dispute_days": window_days()})
+
+
+@require_GET
+def preset_guide_page(request: HttpRequest, name: str) -> HttpResponse:
+    """How to play and how to win one preset (issue 30: a guide for each, linked from the home
+    page and the room), its boards played through the engine."""
+    found = next((p for p in PRESETS if p[0] == name), None)
+    if found is None:
+        raise Http404("There is no such preset")
+    _key, title, lead = found
+    rules_of = RULESETS[name]
+    guide = preset_guide(name)
+    data = {
+        name: [
+            {
+                "board": board_config(ex.rules or rules_of),
+                "frames": [f.snapshot for f in ex.frames],
+            }
+            for ex in guide["examples"]
+        ]
+    }
+    return render(
+        request,
+        "games/preset_guide.html",
+        {
+            "name": name,
+            "title": title,
+            "lead": lead,
+            "facts": _facts(rules_of),
+            "tips": guide["tips"],
+            "examples": guide["examples"],
+            "data": data,
+            "others": [(k, t) for k, t, _lead in PRESETS if k != name],
+            "duel_guides": list(guides().values()) if name == "duel" else [],
+        },
+    )
 
 
 @require_GET
@@ -179,4 +244,24 @@ def rules(request: HttpRequest) -> HttpResponse:
         ]
         for p in presets
     }
-    return render(request, "games/rules.html", {"presets": presets, "data": data})
+    first = [
+        {
+            "key": b.key,
+            "title": b.title,
+            "text": b.text,
+            "label": b.example.frames[b.frame].title,
+        }
+        for b in basics()
+    ]
+    basics_data = [
+        {
+            "board": board_config(b.example.rules or RULESETS["classic"]),
+            "frames": [b.example.frames[b.frame].snapshot],
+        }
+        for b in basics()
+    ]
+    return render(
+        request,
+        "games/rules.html",
+        {"presets": presets, "data": data, "basics": first, "basics_data": basics_data},
+    )

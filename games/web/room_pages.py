@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
@@ -124,7 +125,9 @@ def _room_extras(
     elif quick:
         again = reverse("play-quick")
     return {
-        "reactions": reactions.CHOICES if match.mode in reactions.ONLINE else {},
+        "reactions": reactions.shown() if match.mode in reactions.ONLINE else {},
+        "reaction_icons": sorted(reactions.ICONS),
+        "reaction_sprite": static("reactions.svg"),
         "watchers": watchers.count(match.pk),
         "others_played": others and match.mode != "local",
         "queue": queue_of(match),

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from games.engine import (
     MARKS,
     RULESETS,
@@ -119,7 +121,12 @@ def narrate(rules: Ruleset, event: Event) -> str:
     if kind == "home":
         return f"{who}'s pawn {d['pawn'] + 1} reaches home"
     if kind == "finished":
-        return f"{who} has every pawn home: place {d['place']}"
+        if rules.win_pawns < 4:  # quick: the first pawn home finishes
+            return _("%(who)s is home first: place %(place)s") % {"who": who, "place": d["place"]}
+        return _("%(who)s has every pawn home: place %(place)s") % {
+            "who": who,
+            "place": d["place"],
+        }
     if kind == "extra_roll":
         return f"{who} rolls again for " + " and ".join(REASONS.get(r, r) for r in d["reasons"])
     if kind == "turn_passed":
@@ -280,8 +287,30 @@ def _party_examples(r: Ruleset) -> list[Example]:
     ]
 
 
+def _quick_examples(r: Ruleset) -> list[Example]:
+    return [
+        _example(
+            _("Two pawns start on the start square; a 1 brings a third out"),
+            _play(r, {0: [0, 0, Y, Y], 2: [0, 0, Y, Y]}, [1, "p3"]),
+        ),
+        _example(
+            _("Landing on a square sends every opponent pawn there to the yard"),
+            _play(r, {0: [15, 0, Y, Y], 1: [7, 0, Y, Y]}, [5, "p1"]),
+        ),
+        _example(
+            _("The first pawn home wins; the others are placed by how far they came"),
+            _play(
+                r,
+                {0: [53, 10, Y, Y], 1: [20, 0, Y, Y], 2: [30, 5, Y, Y], 3: [40, 0, Y, Y]},
+                [3, "p1"],
+            ),
+        ),
+    ]
+
+
 _EXAMPLES = {
     "classic": _classic_examples,
+    "quick": _quick_examples,
     "family": _family_examples,
     "duel": _duel_examples,
     "mensch": _mensch_examples,
@@ -292,3 +321,73 @@ _EXAMPLES = {
 def examples(name: str) -> list[Example]:
     """The worked examples of preset `name` (RULES.md and its seed), played on the engine."""
     return _EXAMPLES[name](RULESETS[name])
+
+
+@dataclass
+class Basic:
+    """One of the rules page's first six points (issue 30: a newcomer reads them in two
+    minutes): a title, a sentence, and one small board played on the engine."""
+
+    key: str
+    title: str
+    text: str
+    example: Example
+    frame: int = -1  # the frame the small board shows
+
+
+def basics() -> list[Basic]:
+    """The goal, a turn, six, capture, safe squares and home, on classic's board."""
+    r = RULESETS["classic"]
+    return [
+        Basic(
+            "goal",
+            _("The goal"),
+            _(
+                "Take your four pawns from your yard once round the board and up your own "
+                "coloured column to home in the middle. The first with every pawn home wins."
+            ),
+            _play(r, {0: [56, 30, 12, Y], 1: [Y] * 4, 2: [5, Y, Y, Y], 3: [20, Y, Y, Y]}, []),
+        ),
+        Basic(
+            "turn",
+            _("A turn"),
+            _(
+                "Roll the die, then move one pawn that many squares. The pawns that can move "
+                "are lit and their landing squares ringed: tap one."
+            ),
+            _play(r, {0: [10, 20, Y, Y], 2: [Y] * 4}, [4]),
+        ),
+        Basic(
+            "six",
+            _("Six"),
+            _(
+                "A 6 brings a pawn out of the yard onto its start square, and rolls again. "
+                "The third 6 in a row is lost."
+            ),
+            _play(r, {0: [Y] * 4, 2: [Y] * 4}, [6, "p1"]),
+        ),
+        Basic(
+            "capture",
+            _("Capture"),
+            _(
+                "Land on an opponent's pawn and it goes back to its yard, to wait for a 6 "
+                "again; you roll again."
+            ),
+            _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
+        ),
+        Basic(
+            "safe",
+            _("Safe squares"),
+            _("The stars and the start squares are safe: nobody is captured there."),
+            _play(r, {0: [3, Y, Y, Y], 1: [47, Y, Y, Y]}, [5, "p1"]),
+        ),
+        Basic(
+            "home",
+            _("Home"),
+            _(
+                "A pawn that has gone round turns up its own column. Only the exact roll takes "
+                "it home: a bigger one cannot move it."
+            ),
+            _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [3, "p1"]),
+        ),
+    ]

@@ -8,7 +8,7 @@ apps that reuse one (the disputes desk frames the replay).
 
 from __future__ import annotations
 
-from games.web.pages import guide, home, rules, terms
+from games.web.pages import guide, home, preset_guide_page, rules, terms
 from games.web.replay_page import replay
 from games.web.room_pages import (
     room,
@@ -22,6 +22,7 @@ from games.web.starting import join, play_computer, play_friends, play_local
 
 __all__ = [
     "guide",
+    "preset_guide_page",
     "home",
     "join",
     "play_computer",

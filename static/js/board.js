@@ -324,16 +324,17 @@ export class Board {
       this.turnKey = null;
       return;
     }
-    const key = `${t.corner}:${t.face}:${t.rolling ? 1 : 0}`;
+    const key = `${t.corner}:${t.face}:${t.rolling ? 1 : 0}:${t.tap ? 1 : 0}`;
     if (this.turnKey !== key) {
       this.turnKey = key;
       layer.replaceChildren();
       const [x, y] = turn(this.geo.layout.die, t.corner, this.geo.n);
-      const g = el("g", { class: `turn-die c-${this.colour(t.corner)}${t.rolling ? " rolling" : ""}`, transform: `translate(${x} ${y}) scale(${this.geo.layout.dieScale || 1})`, "data-corner": t.corner }, layer);
+      const g = el("g", { class: `turn-die c-${this.colour(t.corner)}${t.rolling ? " rolling" : ""}${t.tap ? " tap" : ""}`, transform: `translate(${x} ${y}) scale(${this.geo.layout.dieScale || 1})`, "data-corner": t.corner }, layer);
       el("circle", { r: 0.92, class: "clock-track" }, g);
       this.clockRing = el("circle", { r: 0.92, class: "clock-ring", pathLength: 100, transform: "rotate(-90)" }, g);
       const die = el("g", { class: "mini-die", transform: "scale(.62)" }, g);
-      dieFace(die, t.face, "");
+      // Not rolled yet: a blank face, or "?" in the player's colour when it is theirs to roll.
+      dieFace(die, t.face, t.tap ? "?" : "");
     }
     this.setClock(t.clock);
   }

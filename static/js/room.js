@@ -278,14 +278,37 @@ function stopShaking() {
   $("die").classList.remove("shaking");
 }
 
+// A reaction as the site draws it: a face from static/reactions.svg (named in words for screen
+// readers), or its short phrase; the same in the picker, on the board, the seats and history.
+const reactionIcons = new Set(cfg.reaction_icons || []);
+function reactionNode(key, className = "bubble") {
+  const node = document.createElement("span");
+  node.className = className;
+  const words = reactionsShown[key] || key;
+  if (!reactionIcons.has(key) || !cfg.reaction_sprite) {
+    node.textContent = words;
+    return node;
+  }
+  node.classList.add("icon");
+  node.setAttribute("role", "img");
+  node.setAttribute("aria-label", words);
+  node.title = words;
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("class", "react-icon");
+  svg.setAttribute("aria-hidden", "true");
+  const use = document.createElementNS("http://www.w3.org/2000/svg", "use");
+  use.setAttribute("href", `${cfg.reaction_sprite}#r-${key}`);
+  svg.appendChild(use);
+  node.appendChild(svg);
+  return node;
+}
+
 function showReaction(e) {
   if (muteReactions()) return;
-  const bubble = document.createElement("span");
-  bubble.className = "bubble";
-  bubble.textContent = reactionsShown[e.r] || e.r;
+  const bubble = reactionNode(e.r);
   bubble.dataset.corner = e.corner;
   // Beside the sender in the list of players (drawn with the seats, which are redrawn often).
-  bubbles.set(e.corner, { text: bubble.textContent, until: Date.now() + 3500 });
+  bubbles.set(e.corner, { r: e.r, until: Date.now() + 3500 });
   setTimeout(renderSeats, 3600);
   // Beside the sender's corner on the board too.
   const yard = document.querySelector(`#board .yard[data-corner="${e.corner}"]`);
@@ -425,7 +448,7 @@ function note(e) {
     text += " (the only move: played by itself)";
     lone = null;
   }
-  history.unshift({ text, kind: e.kind, seq: e.seq, corner: e.kind === "turn_passed" ? e.to : e.corner });
+  history.unshift({ text, kind: e.kind, seq: e.seq, corner: e.kind === "turn_passed" ? e.to : e.corner, r: e.kind === "reaction" ? e.r : undefined });
   if (history.length > 200) history.pop();
 }
 
@@ -441,7 +464,8 @@ function render(animate = false) {
   const mine = myTurn();
   const moves = legalMoves();
   const active = snap.status === "active" && snap.to_play !== null && snap.to_play !== undefined;
-  const turn = active ? { corner: snap.to_play, face: snap.phase === "move" ? snap.face || face : 0, rolling, clock: turnShare() } : null;
+  // `tap`: your roll: the die in your yard says so (it rolls when tapped, like the board).
+  const turn = active ? { corner: snap.to_play, face: snap.phase === "move" ? snap.face || face : 0, rolling, clock: turnShare(), tap: canRoll() } : null;
   walking = board.render(snap, { interactive: mine && moves.length > 0, moves, last: lastMoved, turn, animate });
   drawDie($("die"), snap.face || face);
   const waiting = document.querySelector(".waiting");
@@ -619,10 +643,7 @@ function renderSeats() {
     }
     const said = bubbles.get(s.corner);
     if (said && said.until > Date.now()) {
-      const bubble = document.createElement("span");
-      bubble.className = "bubble";
-      bubble.textContent = said.text;
-      li.appendChild(bubble);
+      li.appendChild(reactionNode(said.r));
     }
     list.appendChild(li);
     if (s.you && s.away && !s.left && snap.status === "active" && cfg.mode !== "local") {
@@ -671,12 +692,16 @@ function tickClock() {
   renderPeople();
   const el = $("turn");
   let clock = el.querySelector(".clock");
+  // The time left in words also stands beside the status, under the board, on every size
+  // (the ring around the die is not a countdown anyone can read).
+  const beside = $("time-left");
   // The turn clock runs for people in online rooms; a bot's or an auto-move's deadline is
   // the server's pause, not a clock anyone races.
   const seat = seatOf(snap.to_play);
   const clocked = !["practice", "local"].includes(snap.mode || cfg.mode) && seat && !seat.bot && !seat.away;
   if (!snap.deadline || snap.status !== "active" || !clocked) {
     if (clock) clock.remove();
+    if (beside) beside.hidden = true;
     return;
   }
   const left = Math.max(0, Math.ceil((Date.parse(snap.deadline) - Date.now()) / 1000));
@@ -685,8 +710,14 @@ function tickClock() {
     clock.className = "clock";
     el.appendChild(clock);
   }
-  clock.textContent = ` ${fmt(gettext("%(time)s left"), { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` })}`;
+  const words = fmt(gettext("%(time)s left"), { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` });
+  clock.textContent = ` ${words}`;
   clock.classList.toggle("low", left <= 5);
+  if (beside) {
+    beside.textContent = words;
+    beside.hidden = false;
+    beside.classList.toggle("low", left <= 5);
+  }
 }
 
 function renderLegal(moves) {
@@ -772,6 +803,7 @@ function renderHistory() {
       continue;
     }
     if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
+    if (h.r && reactionIcons.has(h.r)) li.append(" ", reactionNode(h.r, "history-react"));
     ol.appendChild(li);
   }
 }

@@ -2,6 +2,9 @@
 import { Board } from "./board.js";
 
 const data = JSON.parse(document.getElementById("rules-data").textContent);
+// The first six points' boards (the goal, a turn, six, capture, safe squares, home).
+const first = document.getElementById("basics-data");
+if (first) data.basics = JSON.parse(first.textContent);
 for (const svg of document.querySelectorAll("svg.mini")) {
   const example = data[svg.dataset.preset][Number(svg.dataset.example)];
   const snapshot = example.frames[Number(svg.dataset.frame)];

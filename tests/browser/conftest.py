@@ -156,13 +156,18 @@ def embedded(folder: Path, *, setup: str = "", **settings: str) -> Iterator[tupl
         stderr=subprocess.STDOUT,
     )
     try:
-        for _ in range(100):
+        # Up to 90 s: on a loaded machine daphne takes far longer than 10 s to listen, and a
+        # test that starts before it does fails with "connection refused".
+        deadline = time.monotonic() + 90
+        while True:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                     break
             except OSError:
                 if server.poll() is not None:
                     raise RuntimeError(db.with_suffix(".log").read_text()) from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"daphne never listened on {port}") from None
                 time.sleep(0.1)
         yield f"http://127.0.0.1:{port}", printed
     finally:
@@ -233,6 +238,20 @@ def people(browser: Browser) -> Iterator[Any]:
     for w in made:
         w.context.close()
     assert not errors, errors
+
+
+def open_menu(page: Page) -> None:
+    """Open the site's menu where the header folds it (narrow screens); nothing on a desktop."""
+    toggle = page.locator("#nav-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+        expect(page.locator("#site-nav")).to_be_visible()
+
+
+def nav_click(page: Page, text: str) -> None:
+    """Follow the site menu's link (or button) saying `text`, opening the menu first if folded."""
+    open_menu(page)
+    page.locator("#site-nav").get_by_text(text, exact=False).first.click()
 
 
 def practise(page: Page, site: str, *, ruleset: str = "", players: str = "") -> None:

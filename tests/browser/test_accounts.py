@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import DESKTOP, PHONE, practise, shoot
+from .conftest import DESKTOP, PHONE, nav_click, practise, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,7 @@ def test_guest_signs_up_changes_password_and_keeps_the_match(site: str, people: 
     fill(page, {"username": "gina", "password1": FIRST, "password2": FIRST})
     expect(page.locator(".notice")).to_contain_text("your games are kept")
 
-    page.click("text=Your profile")
+    nav_click(page, "Your profile")
     expect(page.locator("h1")).to_have_text("gina")
     page.click("text=Change your password")
     fill(page, {"old_password": FIRST, "new_password1": "1234", "new_password2": "1234"})
@@ -53,15 +53,15 @@ def test_guest_signs_up_changes_password_and_keeps_the_match(site: str, people: 
     fill(page, {"old_password": FIRST, "new_password1": SECOND, "new_password2": SECOND})
     expect(page.locator("h1")).to_have_text("Password changed")
 
-    page.click("text=Sign out")
+    nav_click(page, "Sign out")
     expect(page.locator(".site-nav")).to_contain_text("Sign in")
-    page.click(".site-nav >> text=Sign in")
+    nav_click(page, "Sign in")
     fill(page, {"username": "gina", "password": FIRST})
     expect(page.locator(".notice.error")).to_contain_text("do not match")
     fill(page, {"username": "gina", "password": SECOND})
     expect(page.locator(".site-nav")).to_contain_text("Sign out")
 
-    page.click("text=Your profile")
+    nav_click(page, "Your profile")
     expect(page.locator("h1")).to_have_text("gina")
     expect(page.locator(".history li")).to_have_count(1)
     expect(page.locator(".history")).to_contain_text("Practice · Classic, 2 players")

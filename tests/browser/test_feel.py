@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -275,8 +276,15 @@ def test_people_in_a_friend_room_spectators_reactions_countdown_result(
     # A reaction reaches the other player, beside the sender.
     bob.locator("#reactions summary").click()
     bob.locator("#reactions .react[data-r=thumbs]").click()
-    expect(ann.locator("#seats .seat[data-corner='2'] .bubble")).to_have_text("👍")
-    expect(ann.locator("#history")).to_contain_text(": 👍")
+    # Drawn by the site (static/reactions.svg), named in words: no emoji font needed.
+    said = ann.locator("#seats .seat[data-corner='2'] .bubble")
+    expect(said).to_have_attribute("aria-label", "Thumbs up")
+    expect(said.locator("use")).to_have_attribute("href", re.compile(r"reactions.*\.svg#r-thumbs$"))
+    expect(ann.locator("#history")).to_contain_text(": Thumbs up")
+    expect(ann.locator("#history .history-react use")).to_have_count(1)
+    sprite = said.locator("use").get_attribute("href") or ""
+    served = ann.request.get(urljoin(ann.url, sprite.split("#")[0]))
+    assert served.ok and 'id="r-thumbs"' in served.text()
     # Hidden reactions stay hidden for this viewer.
     carl.check("#mute-reactions")
     bob.wait_for_timeout(2100)
@@ -332,7 +340,7 @@ def test_people_in_a_friend_room_spectators_reactions_countdown_result(
 
     # The replay lists the reactions where they were made.
     bob.locator("#watch-replay").click()
-    expect(bob.locator("#all-steps")).to_contain_text("reacts: 👍")
+    expect(bob.locator("#all-steps")).to_contain_text("reacts: Thumbs up")
     # Rematch: Ann opens it; Bob, back in the old room, is offered to join it.
     bob.goto(room)
     ann.locator("#rematch").click()

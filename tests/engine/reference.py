@@ -39,6 +39,11 @@ class Rules:
     unusable_six_rolls_again: bool
     tries_without_pawn_out: int
     must_bring_out: bool
+    # The start and the finish (quick, issue 30; the others keep these defaults): the faces
+    # that bring a pawn out, the pawns that start on the start square, the pawns home to win.
+    release_faces: frozenset[int] = frozenset({6})
+    start_out: int = 0
+    win_pawns: int = 4
     # House rules and party options: chosen per game, read from the game's own rules.
     compulsory_capture: bool = False
     optional_bring_out: bool = False
@@ -81,6 +86,14 @@ PRESETS: dict[str, Rules] = {
     ),
     # capture by count; extra roll for 6, capture, the middle (and Power's +1); third 6
     # forfeited; an unusable 6 is lost with no roll again; three tries for a 6.
+    # as classic, but two pawns start on the start square, a 1 or a 6 brings one out, and the
+    # first pawn home wins (issue 30; README "Quick" and the rules page).
+    "quick": Rules(
+        "quick", **BOARD_52, safe=STARS_AND_STARTS, capture="all", land_on_own=True,
+        extra_roll_on_capture=True, extra_roll_on_home=True, max_sixes=3,
+        unusable_six_rolls_again=True, tries_without_pawn_out=1, must_bring_out=False,
+        release_faces=frozenset({1, 6}), start_out=2, win_pawns=1,
+    ),
     "party": Rules(
         "party", **BOARD_52, safe=STARS_AND_STARTS, capture="count", land_on_own=True,
         extra_roll_on_capture=True, extra_roll_on_home=True, max_sixes=3,
@@ -129,9 +142,14 @@ def mover(state: State) -> int:
     me = state.to_play
     pawns = state.pawns[me]
     rules = table(state.rules)
-    if rules.pairs and pawns and all(is_home(rules, p) for p in pawns):
+    if rules.pairs and pawns and finished(rules, pawns):
         return (me + 2) % 4
     return me
+
+
+def finished(rules: Rules, pawns: tuple[int, ...]) -> bool:
+    """Whether a corner is done: every pawn home (quick: `win_pawns` of them)."""
+    return bool(pawns) and sum(1 for p in pawns if is_home(rules, p)) >= rules.win_pawns
 
 
 def bonus_squares(rules: Ruleset | Rules) -> dict[int, str]:
@@ -189,16 +207,18 @@ def captures(state: State, corner: int, pawn: int, target: int) -> tuple[tuple[i
     return tuple(sorted(cp for cp in sent if cp not in shielded))
 
 
-def moves(state: State, die: int, six: bool) -> list[Expected]:
-    """Every legal move for `die` (a six when `six`) of the player to act, compulsions applied."""
+def moves(state: State, die: int, six: bool, release: bool | None = None) -> list[Expected]:
+    """Every legal move for `die` (a six when `six`) of the player to act, compulsions applied;
+    `release`: whether the roll brings a pawn out (a six, unless told: quick's 1 does too)."""
     rules = table(state.rules)
+    release = six if release is None else release
     corner = mover(state)
     own = state.pawns[corner]
     bonuses = bonus_squares(rules)
     found: list[Expected] = []
     for pawn, frm in enumerate(own):
         if frm == YARD:
-            if not six:
+            if not release:
                 continue
             target = 0
         else:
@@ -227,7 +247,7 @@ def moves(state: State, die: int, six: bool) -> list[Expected]:
             clearing = [m for m in found if m.frm == 0]
             if clearing:
                 return clearing
-        elif six:
+        elif release:
             return [m for m in found if m.frm == YARD]
     if rules.compulsory_capture and any(m.captures for m in found):
         return [m for m in found if m.captures]
@@ -258,7 +278,7 @@ def roll_outcome(state: State, face: int, bonus: str = "") -> RollOutcome:
     six = face == 6 and bonus != "double"
     if six and rules.max_sixes and state.sixes + 1 >= rules.max_sixes:
         return RollOutcome("forfeit")
-    found = moves(state, die, six)
+    found = moves(state, die, six, bonus != "double" and face in rules.release_faces)
     if found:
         return RollOutcome("moves", tuple(sorted(found)))
     if six and rules.unusable_six_rolls_again:
@@ -295,8 +315,8 @@ def next_player(state: State, after: int, pawns: tuple[tuple[int, ...], ...]) ->
         c = seats[(k + step) % len(seats)]
         if c in state.out:
             continue
-        done = bool(pawns[c]) and all(is_home(rules, p) for p in pawns[c])
-        partner_done = rules.pairs and all(is_home(rules, p) for p in pawns[(c + 2) % 4])
+        done = finished(rules, pawns[c])
+        partner_done = rules.pairs and finished(rules, pawns[(c + 2) % 4])
         if done and (not rules.pairs or partner_done):
             continue
         return c

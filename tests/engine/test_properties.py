@@ -66,6 +66,8 @@ VARIANTS: list[Ruleset] = [
     RULESETS["mensch"].with_options(
         compulsory_capture=True, optional_bring_out=True, no_jump_home_column=True
     ),
+    RULESETS["quick"],
+    RULESETS["quick"].with_options(compulsory_capture=True),
     RULESETS["party"],
     RULESETS["party"].with_options(pairs=True),
     RULESETS["party"].with_options(power=True),

@@ -5,7 +5,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "static"
-BUDGET = 100 * 1024
+# Uncompressed JS and CSS of a room page. 100 KB until issue 30: main was at 102,358 bytes
+# with the i18n catalogue scripts, and the phone layout (the menu, the time left, the legal
+# moves under Roll, the site's reactions) adds 6.6 KB; 110 KB, to be earned back (the CSS and
+# scripts are served unminified).
+BUDGET = 110 * 1024
 
 
 def _assets(template: str) -> set[Path]:

@@ -63,7 +63,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--ruleset",
             required=True,
-            help="classic, family, duel, mensch, "
+            help="classic, family, duel, mensch, quick, "
             "party (options joined with +, e.g. party+pairs+power)",
         )
         parser.add_argument("--players", type=int, required=True)
