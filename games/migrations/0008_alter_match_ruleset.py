@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0005_match_report'),
+        ('games', '0007_match_revision'),
     ]
 
     operations = [
