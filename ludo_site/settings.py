@@ -191,7 +191,7 @@ SIGN_IN_WINDOW = 15 * 60
 # per client address, so the reset form cannot flood someone's mailbox.
 PASSWORD_RESETS_PER_EMAIL = 3
 PASSWORD_RESETS_PER_IP = 10
-# New accounts per address an hour (accounts.throttle.sign_up_allowed).
+# New accounts per address an hour (accounts.throttle.take_sign_up).
 SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
 # Guest players one address may get an hour (accounts.views.player_for); rooms one player may
 # have waiting for players, and open in an hour (games.services._may_open_room); sockets one
