@@ -451,6 +451,8 @@ function render(animate = false) {
   $("replay-link").hidden = snap.status !== "finished";
   // Over: no Roll button left standing; the result panel instead.
   $("roll").hidden = over || watching;
+  // Reactions close with the match (the server refuses them then: code "over").
+  if ($("reactions")) $("reactions").hidden = over;
   $("die-button").classList.toggle("watch-only", watching);
   renderResult();
   const handed = (snap.seats || []).some((s) => s.you && s.away);
