@@ -55,6 +55,12 @@ DISPUTE_PROPOSAL_REFUSED = "dispute.proposal_refused"
 RATING_CHANGED = "rating.changed"
 RATING_RECOMPUTED = "rating.recomputed"
 
+# Fair play (issue 33): blocks between players, sanctions by moderators.
+PLAYER_BLOCKED = "fairplay.blocked"
+PLAYER_UNBLOCKED = "fairplay.unblocked"
+SANCTION_GIVEN = "fairplay.sanction_given"
+SANCTION_LIFTED = "fairplay.sanction_lifted"
+
 # Admin
 ADMIN_ACTION = "admin.action"
 
@@ -123,6 +129,15 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         [
             (RATING_CHANGED, "Rating changed"),
             (RATING_RECOMPUTED, "Ratings recomputed after a void"),
+        ],
+    ),
+    (
+        "Fair play",
+        [
+            (PLAYER_BLOCKED, "Player blocked another"),
+            (PLAYER_UNBLOCKED, "Player unblocked another"),
+            (SANCTION_GIVEN, "Sanction given by a moderator"),
+            (SANCTION_LIFTED, "Sanction lifted"),
         ],
     ),
     ("Admin", [(ADMIN_ACTION, "Admin action")]),

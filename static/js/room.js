@@ -17,6 +17,8 @@ const watching = !cfg.mine.length && cfg.mode !== "local";
 document.body.classList.toggle("spectator", watching);
 const BASE_TITLE = document.title;
 const reactionsShown = cfg.reactions || {};
+// Corners of players this viewer blocked (fairplay): their reactions are not shown at all.
+const hiddenReactions = new Set(cfg.hidden_reactions || []);
 let wasMyTurn = false;
 let rollFocus = false; // Roll had the focus when it was pressed: give it back when Roll is back
 let walking = 0; // ms of pawn walking still to watch (a lone move waits for it)
@@ -103,6 +105,7 @@ function words(e) {
     case "connected":
       return lostSeen.has(e.corner) ? `${seatName(e.corner)} is back` : "";
     case "reaction":
+      if (hiddenReactions.has(e.corner)) return "";
       return `${seatName(e.corner)}: ${reactionsShown[e.r] || e.r}`;
     case "rematch":
       return `${seatName(e.by)} opened a rematch`;
@@ -268,7 +271,7 @@ function stopShaking() {
 }
 
 function showReaction(e) {
-  if (muteReactions()) return;
+  if (muteReactions() || hiddenReactions.has(e.corner)) return;
   const bubble = document.createElement("span");
   bubble.className = "bubble";
   bubble.textContent = reactionsShown[e.r] || e.r;
