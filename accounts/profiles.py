@@ -14,6 +14,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import Coalesce
 
+from fairplay.selectors import off_leaderboards
 from games.models import ENDED, Match, Mode, Seat, Status
 from ranked.models import Queue, Rating
 from ranked.ratings import leaderboard_min_games
@@ -38,13 +39,19 @@ def queue_ratings(user: User) -> list[QueueRating]:
     """Every ranked queue with the player's rating in it, in the queues' order."""
     rows = {r.queue: r for r in Rating.objects.filter(user=user)}
     needed = leaderboard_min_games()
+    off = off_leaderboards()
+    marked = off.filter(user_id=user.pk).exists()  # a moderator's mark (fairplay): no place
     out = []
     for queue, label in Queue.choices:
         row = rows.get(queue)
         rank = None
-        if row is not None and row.games >= needed:
-            ahead = Rating.objects.filter(queue=queue, games__gte=needed).filter(
-                Q(ordinal__gt=row.ordinal) | Q(ordinal=row.ordinal, user_id__lt=row.user_id)
+        if row is not None and row.games >= needed and not marked:
+            ahead = (
+                Rating.objects.filter(queue=queue, games__gte=needed)
+                .exclude(user_id__in=off)
+                .filter(
+                    Q(ordinal__gt=row.ordinal) | Q(ordinal=row.ordinal, user_id__lt=row.user_id)
+                )
             )
             rank = ahead.count() + 1
         games = row.games if row is not None else 0

@@ -60,6 +60,10 @@ PLAYER_BLOCKED = "fairplay.blocked"
 PLAYER_UNBLOCKED = "fairplay.unblocked"
 SANCTION_GIVEN = "fairplay.sanction_given"
 SANCTION_LIFTED = "fairplay.sanction_lifted"
+PLAYER_REPORTED = "fairplay.reported"
+REPORTS_CLOSED = "fairplay.reports_closed"
+SANCTION_APPEALED = "fairplay.appealed"
+APPEAL_DECIDED = "fairplay.appeal_decided"
 
 # Admin
 ADMIN_ACTION = "admin.action"
@@ -138,6 +142,10 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (PLAYER_UNBLOCKED, "Player unblocked another"),
             (SANCTION_GIVEN, "Sanction given by a moderator"),
             (SANCTION_LIFTED, "Sanction lifted"),
+            (PLAYER_REPORTED, "Player reported another"),
+            (REPORTS_CLOSED, "Reports of a player closed without a sanction"),
+            (SANCTION_APPEALED, "Sanction appealed"),
+            (APPEAL_DECIDED, "Appeal of a sanction decided"),
         ],
     ),
     ("Admin", [(ADMIN_ACTION, "Admin action")]),

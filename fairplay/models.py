@@ -53,9 +53,62 @@ class Sanction(models.Model):
     created_at = models.DateTimeField(db_default=Now())
     expires_at = models.DateTimeField(null=True, blank=True)  # suspensions: until then
     lifted_at = models.DateTimeField(null=True, blank=True)  # set once
+    # One appeal: the player's words, the moderator it was routed to (never the one who gave
+    # the sanction), and that moderator's decision ("upheld" or "lifted") with a note.
+    appeal = models.TextField(blank=True)
+    appealed_at = models.DateTimeField(null=True, blank=True)
+    appeal_moderator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="appeals_assigned",
+    )
+    appeal_decision = models.CharField(max_length=10, blank=True)
+    appeal_note = models.TextField(blank=True)
+    appeal_decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["user", "kind"], name="sanction_user_kind_idx")]
 
     def __str__(self) -> str:
         return f"{self.kind} of {self.user_id}"
+
+
+class Report(models.Model):
+    """One player's report of another, with a reason; the desk groups them per reported
+    player. Handled when a moderator sanctions the player or closes the reports."""
+
+    class Reason(models.TextChoices):
+        ASSISTED = "assisted", _("Playing with help (a bot or another program)")
+        ABUSE = "abuse", _("Abuse through reactions")
+        THROWING = "throwing", _("Losing on purpose or boosting another account")
+        ACCOUNTS = "accounts", _("Several accounts")
+
+    reporter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_made"
+    )
+    reported = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_received"
+    )
+    reason = models.CharField(max_length=10, choices=Reason.choices)
+    note = models.TextField(blank=True)
+    match = models.ForeignKey(
+        "games.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="reports"
+    )
+    created_at = models.DateTimeField(db_default=Now())
+    handled_at = models.DateTimeField(null=True, blank=True)
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reports_handled",
+    )
+    outcome = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["reported", "handled_at"], name="report_open_idx")]
+
+    def __str__(self) -> str:
+        return f"report of {self.reported_id} by {self.reporter_id}"

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from django.db.models import Q
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Max, Q
 
 from audit.clock import db_now
 
-from .models import Block, Sanction
+from .models import Block, Report, Sanction
 
 
 def blocked_pairs(user_ids: Collection[int]) -> set[frozenset[int]]:
@@ -58,3 +59,60 @@ def suspension(user: Any) -> Sanction | None:
 def sanctions_of(user: Any) -> list[Sanction]:
     """Every sanction `user` was given, newest first (their own page and the desk)."""
     return list(Sanction.objects.filter(user_id=user.pk).order_by("-created_at", "-pk"))
+
+
+def report_groups() -> list[dict[str, Any]]:
+    """Open reports grouped per reported player, most reported first: how many, by whom,
+    for which reasons, and the latest."""
+    rows = (
+        Report.objects.filter(handled_at__isnull=True)
+        .values("reported_id", "reason")
+        .annotate(n=Count("pk"), reporters=Count("reporter", distinct=True), last=Max("created_at"))
+        .order_by()
+    )
+    groups: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        group = groups.setdefault(
+            row["reported_id"], {"reasons": {}, "open": 0, "reporters": 0, "last": row["last"]}
+        )
+        group["reasons"][row["reason"]] = row["n"]
+        group["open"] += row["n"]
+        group["reporters"] = max(group["reporters"], row["reporters"])
+        group["last"] = max(group["last"], row["last"])
+    users = get_user_model().objects.in_bulk(list(groups))
+    labels = dict(Report.Reason.choices)
+    out = []
+    for user_id, group in groups.items():
+        if user_id not in users:
+            continue
+        group["player"] = users[user_id]
+        group["reason_list"] = [(labels[r], n) for r, n in sorted(group["reasons"].items())]
+        out.append(group)
+    out.sort(key=lambda g: (-g["open"], g["last"]))
+    return out
+
+
+def reports_of(user: Any) -> list[Report]:
+    return list(
+        Report.objects.filter(reported_id=user.pk)
+        .select_related("reporter", "match", "handled_by")
+        .order_by("handled_at", "-created_at")
+    )
+
+
+def appeals_for(moderator: Any) -> list[Sanction]:
+    """The appeals routed to `moderator` and not decided yet, oldest first."""
+    return list(
+        Sanction.objects.filter(
+            appeal_moderator_id=moderator.pk,
+            appealed_at__isnull=False,
+            appeal_decided_at__isnull=True,
+        )
+        .select_related("user", "moderator")
+        .order_by("appealed_at")
+    )
+
+
+def off_leaderboards() -> Any:
+    """The ids of players a mark in force takes off the leaderboards (a subquery)."""
+    return Sanction.objects.filter(in_force(), kind=Sanction.Kind.MARK).values("user_id")

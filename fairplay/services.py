@@ -14,17 +14,22 @@ from django.utils.translation import gettext as _
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
-from disputes.services import is_moderator
+from disputes.addresses import addresses_of
+from disputes.services import is_moderator, moderators
 from games.match.errors import ServiceError
 from ranked.models import Entry
 
-from .models import Block, Sanction
+from .models import Block, Report, Sanction
 
 MAX_SUSPENSION_DAYS = 365
 
 
 class FairPlayError(ServiceError):
-    codes = ServiceError.codes | {"blocked_self"}
+    codes = ServiceError.codes | {"blocked_self", "reported_self", "appealed", "no_moderator"}
+
+
+REPORTS_PER_DAY = 20  # one reporter's reports in a day: a flood says nothing more
+NOTE_LIMIT = 1000
 
 
 def _lock(*user_ids: int) -> None:
@@ -99,6 +104,7 @@ def sanction(
         given = Sanction.objects.create(
             user=user, kind=kind, reason=reason[:2000], moderator=moderator, expires_at=expires
         )
+        handled = _handle_reports(user, moderator, f"{given.get_kind_display()} given")
         if kind == Sanction.Kind.SUSPENSION:
             # Out of the ranked queues at once; a sweep re-checks under the user's lock too.
             for entry in Entry.objects.select_for_update().filter(
@@ -117,6 +123,7 @@ def sanction(
                 "kind": kind,
                 "days": days,
                 "expires": expires.isoformat() if expires else None,
+                "reports": handled,
             },
         )
     return given
@@ -140,4 +147,162 @@ def lift(*, moderator: Any, sanction_id: int, ip: str | None = None) -> Sanction
                 obj=given,
                 extra={"user": given.user_id, "kind": given.kind},
             )
+    return given
+
+
+# ---------------------------------------------------------------------------- reports
+
+
+def report(
+    *,
+    reporter: Any,
+    reported: Any,
+    reason: str,
+    note: str = "",
+    match: Any = None,
+    ip: str | None = None,
+) -> Report:
+    """`reporter` reports `reported` for `reason` (from a room, a replay or a profile)."""
+    if not getattr(reporter, "is_authenticated", False):
+        raise FairPlayError("forbidden", _("Sign in to report a player"))
+    if reporter.pk == reported.pk:
+        raise FairPlayError("reported_self", _("You cannot report yourself"))
+    if reason not in Report.Reason.values:
+        raise FairPlayError("bad_request", _("Choose a reason for the report"))
+    with transaction.atomic():
+        _lock(reporter.pk)
+        since = db_now() - timedelta(days=1)
+        if Report.objects.filter(reporter_id=reporter.pk, created_at__gte=since).count() >= (
+            REPORTS_PER_DAY
+        ):
+            raise FairPlayError(
+                "forbidden", _("That is enough reports for one day: the desk has them")
+            )
+        made = Report.objects.create(
+            reporter=reporter,
+            reported=reported,
+            reason=reason,
+            note=(note or "").strip()[:NOTE_LIMIT],
+            match=match,
+        )
+        audit.record(
+            action=actions.PLAYER_REPORTED,
+            actor=reporter,
+            ip=ip,
+            obj=made,
+            extra={"reported": reported.pk, "reason": reason, "match": getattr(match, "pk", None)},
+        )
+    return made
+
+
+def _handle_reports(user: Any, moderator: Any, outcome: str) -> int:
+    return Report.objects.filter(reported_id=user.pk, handled_at__isnull=True).update(
+        handled_at=db_now(), handled_by=moderator, outcome=outcome[:200]
+    )
+
+
+def close_reports(*, moderator: Any, user: Any, ip: str | None = None) -> int:
+    """A moderator reviewed `user`'s open reports and found nothing to sanction."""
+    if not is_moderator(moderator):
+        raise FairPlayError("forbidden", _("Only moderators handle reports"))
+    with transaction.atomic():
+        _lock(user.pk)
+        closed = _handle_reports(user, moderator, "closed without a sanction")
+        if closed:
+            audit.record(
+                action=actions.REPORTS_CLOSED,
+                actor=moderator,
+                ip=ip,
+                extra={"user": user.pk, "reports": closed},
+            )
+    return closed
+
+
+# ---------------------------------------------------------------------------- appeals
+
+
+def appeal_candidates(given: Sanction) -> list[Any]:
+    """The moderators an appeal of `given` may go to, by the desk's rules: never the one who
+    gave it, never the player, never one seen at one of the player's addresses."""
+    theirs = set(addresses_of(given.user_id))
+    out = []
+    for mod in moderators():
+        if mod.pk in (given.moderator_id, given.user_id):
+            continue
+        if theirs & set(addresses_of(mod.pk)):
+            continue
+        out.append(mod)
+    return out
+
+
+def appeal(*, user: Any, sanction_id: int, text: str, ip: str | None = None) -> Sanction:
+    """The sanctioned player appeals, once; the appeal goes to another moderator (the one with
+    the fewest appeals waiting)."""
+    text = (text or "").strip()
+    if not text:
+        raise FairPlayError("bad_request", _("Say why the decision should change"))
+    with transaction.atomic():
+        _lock(user.pk)
+        given = Sanction.objects.select_for_update().filter(pk=sanction_id).first()
+        if given is None or given.user_id != user.pk:
+            raise FairPlayError("not_found", _("There is no such decision about you"))
+        if given.appealed_at is not None:
+            raise FairPlayError("appealed", _("Each decision can be appealed once"))
+        candidates = appeal_candidates(given)
+        if not candidates:
+            raise FairPlayError(
+                "no_moderator", _("No other moderator can take the appeal now: try again later")
+            )
+        waiting = {
+            m: Sanction.objects.filter(appeal_moderator=m, appeal_decided_at__isnull=True)
+            .exclude(appealed_at__isnull=True)
+            .count()
+            for m in candidates
+        }
+        to = min(candidates, key=lambda m: (waiting[m], m.username))
+        given.appeal = text[:NOTE_LIMIT]
+        given.appealed_at = db_now()
+        given.appeal_moderator = to
+        given.save(update_fields=["appeal", "appealed_at", "appeal_moderator"])
+        audit.record(
+            action=actions.SANCTION_APPEALED,
+            actor=user,
+            ip=ip,
+            obj=given,
+            extra={"moderator": to.pk},
+        )
+    return given
+
+
+def decide_appeal(
+    *, moderator: Any, sanction_id: int, lift_it: bool, note: str, ip: str | None = None
+) -> Sanction:
+    """The moderator the appeal went to upholds the sanction or lifts it, saying why."""
+    note = (note or "").strip()
+    if not note:
+        raise FairPlayError("bad_request", _("Say why, in words the player will read"))
+    with transaction.atomic():
+        given = Sanction.objects.select_for_update().filter(pk=sanction_id).first()
+        if given is None or given.appealed_at is None:
+            raise FairPlayError("not_found", _("There is no such appeal"))
+        if given.appeal_moderator_id != moderator.pk or not is_moderator(moderator):
+            raise FairPlayError("forbidden", _("This appeal went to another moderator"))
+        if given.appeal_decided_at is not None:
+            raise FairPlayError("appealed", _("This appeal is decided already"))
+        now = db_now()
+        given.appeal_decision = "lifted" if lift_it else "upheld"
+        given.appeal_note = note[:NOTE_LIMIT]
+        given.appeal_decided_at = now
+        fields = ["appeal_decision", "appeal_note", "appeal_decided_at"]
+        if lift_it and given.lifted_at is None:
+            given.lifted_at = now
+            fields.append("lifted_at")
+        given.save(update_fields=fields)
+        audit.record(
+            action=actions.APPEAL_DECIDED,
+            actor=moderator,
+            ip=ip,
+            obj=given,
+            extra={"user": given.user_id, "decision": given.appeal_decision},
+        )
     return given

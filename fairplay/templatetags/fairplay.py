@@ -9,6 +9,7 @@ from typing import Any
 from django import template
 
 from accounts.models import is_guest
+from disputes.services import is_moderator
 from games.match.selectors import seat_name
 
 from .. import reliability, selectors
@@ -36,21 +37,33 @@ def fair_play_on_profile(context: Any, player: Any) -> dict[str, Any]:
         "sanctions": selectors.sanctions_of(player) if own else [],
         "may_block": may_block,
         "blocked": may_block and player.pk in selectors.blocked_by(viewer),
+        "moderator": is_moderator(viewer),
         "csrf_token": context.get("csrf_token"),
     }
 
 
-@register.inclusion_tag("fairplay/_seats.html")
-def seat_reliability(match: Any) -> dict[str, Any]:
-    """Each person seated in an online room, with their one plain figure."""
+@register.inclusion_tag("fairplay/_seats.html", takes_context=True)
+def seat_reliability(context: Any, match: Any) -> dict[str, Any]:
+    """Each person seated in an online room, with their one plain figure, and a way to report
+    the others (the room and the replay both show it)."""
     people = [
         s
         for s in match.seats.select_related("user").order_by("corner")
         if s.user_id is not None and not s.bot
     ]
     online = match.mode in ("ranked", "friendly") and len(people) > 1
-    rows = [(seat_name(s, match), reliability.record(s.user_id).shown) for s in people]
-    return {"rows": rows if online else []}
+    viewer = _viewer(context)
+    may_report = viewer is not None and not is_guest(viewer)
+    rows = [
+        {
+            "name": seat_name(s, match),
+            "shown": reliability.record(s.user_id).shown,
+            "report": may_report and s.user_id != viewer.pk and not is_guest(s.user),
+            "username": s.user.username,
+        }
+        for s in people
+    ]
+    return {"rows": rows if online else [], "match": match}
 
 
 @register.inclusion_tag("fairplay/_mine.html", takes_context=True)
