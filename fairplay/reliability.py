@@ -23,9 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 
 from games.engine import YARD, State
 from games.match.replay import replay
@@ -135,7 +138,7 @@ def was_losing(state: State | None, corner: int) -> bool:
     return any(standing(state, c) > mine for c in rivals)
 
 
-def _counted_seats(user_id: int) -> list[Seat]:
+def _counted_seats(user_id: int) -> list[Any]:
     people = (
         Seat.objects.filter(match=OuterRef("match"), user__isnull=False, bot__isnull=True)
         .order_by()
@@ -143,20 +146,27 @@ def _counted_seats(user_id: int) -> list[Seat]:
         .annotate(n=Count("pk"))
         .values("n")
     )
+    left = (
+        MatchEvent.objects.filter(
+            match=OuterRef("match"), kind="leave", data__reason__in=list(_BY_REASON)
+        )
+        .annotate(leaver=Cast(KT("data__corner"), IntegerField()))
+        .filter(leaver=OuterRef("corner"))
+    )
     return list(
         Seat.objects.filter(
             user_id=user_id,
             match__mode__in=(Mode.RANKED, Mode.FRIENDLY),
             match__status__in=(Status.FINISHED, Status.ABORTED),
         )
-        .annotate(people=Subquery(people))
+        .annotate(people=Subquery(people), left_early=Exists(left))
         .filter(people__gte=2)
         .select_related("match")
         .order_by("-match__finished_at", "-match_id")[:WINDOW]
     )
 
 
-def _incident(seat: Seat, leaves: list[MatchEvent], state_before: State | None) -> Incident | None:
+def _incident(seat: Any, leaves: list[MatchEvent], state_before: State | None) -> Incident | None:
     match = seat.match
     for event in leaves:
         kind = _BY_REASON.get(str(event.data.get("reason")))
@@ -174,7 +184,8 @@ def _incident(seat: Seat, leaves: list[MatchEvent], state_before: State | None) 
 def record(user_id: int) -> Record:
     """`user_id`'s reliability record now."""
     seats = _counted_seats(user_id)
-    corners = {s.match_id: s.corner for s in seats}
+    # The leave events only of the matches that have one (one query for the rest).
+    corners = {s.match_id: s.corner for s in seats if s.left_early}
     leaves: dict[int, list[MatchEvent]] = {}
     for event in MatchEvent.objects.filter(match_id__in=corners, kind="leave").order_by("seq"):
         if event.data.get("corner") == corners[event.match_id]:

@@ -6,9 +6,8 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Max, Q
-
-from audit.clock import db_now
+from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.db.models.functions import Now
 
 from .models import Block, Report, Sanction
 
@@ -33,9 +32,17 @@ def blocks(user: Any) -> list[Block]:
 
 
 def in_force(now: Any = None) -> Q:
-    """Sanctions in force at `now`: not lifted, not expired."""
-    now = now or db_now()
-    return Q(lifted_at__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+    """Sanctions in force at `now` (the database's clock when None): not lifted, not
+    expired."""
+    when = now if now is not None else Now()
+    return Q(lifted_at__isnull=True) & (Q(expires_at__isnull=True) | Q(expires_at__gt=when))
+
+
+def is_suspended() -> Exists:
+    """For a query of users: whether each is suspended from ranked play now."""
+    return Exists(
+        Sanction.objects.filter(in_force(), kind=Sanction.Kind.SUSPENSION, user_id=OuterRef("pk"))
+    )
 
 
 def suspended(user_ids: Iterable[int]) -> set[int]:

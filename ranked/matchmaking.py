@@ -126,9 +126,15 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
             "forbidden", "Ranked play is for accounts: sign up or sign in to join a ranked queue"
         )
     with transaction.atomic():
-        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        me = (
+            get_user_model()
+            .objects.select_for_update()
+            .filter(pk=user.pk)
+            .annotate(suspended=fair_selectors.is_suspended())
+            .first()
+        )
         if ranked:
-            _check_fair_play(user)
+            _check_fair_play(user, suspended=bool(me is not None and me.suspended))
             busy = _active_ranked(user)
             if busy is not None:
                 raise QueueError(
@@ -161,9 +167,10 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
     return entry
 
 
-def _check_fair_play(user: Any) -> None:
-    """Ranked entry conditions (fairplay): no suspension in force, reliability high enough."""
-    held = fair_selectors.suspension(user)
+def _check_fair_play(user: Any, *, suspended: bool) -> None:
+    """Ranked entry conditions (fairplay): no suspension in force (read under the user's
+    lock), reliability high enough."""
+    held = fair_selectors.suspension(user) if suspended else None
     if held is not None:
         until = held.expires_at.strftime("%Y-%m-%d %H:%M UTC") if held.expires_at else ""
         raise QueueError(
