@@ -12,6 +12,7 @@ urlpatterns = [
     path("report/<str:username>/", views.report, name="report"),
     path("decisions/<int:pk>/appeal/", views.appeal, name="appeal"),
     path("desk/", views.desk, name="desk"),
+    path("desk/leads/", views.desk_leads, name="leads"),
     path("desk/players/<int:user_id>/", views.desk_player, name="player"),
     path("desk/players/<int:user_id>/sanction/", views.sanction, name="sanction"),
     path("desk/players/<int:user_id>/close/", views.close_reports, name="close"),

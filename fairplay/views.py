@@ -21,7 +21,7 @@ from disputes.record import record
 from disputes.services import is_moderator
 from games.models import Match
 
-from . import reliability, selectors, services
+from . import leads, reliability, selectors, services
 from .forms import AppealForm, DecideForm, ReportForm, SanctionForm
 from .models import Sanction
 
@@ -133,6 +133,20 @@ def desk(request: HttpRequest) -> HttpResponse:
         "appeals": selectors.appeals_for(request.user),
     }
     return render(request, "fairplay/desk.html", context)
+
+
+@login_required
+@require_GET
+def desk_leads(request: HttpRequest) -> HttpResponse:
+    """Leads, never verdicts: booster pairs and accounts far from their own history, with
+    the figures behind each beside the site's (computed when asked: it replays matches)."""
+    _moderator(request)
+    context = {
+        "population": leads.population(),
+        "pairs": leads.booster_pairs(),
+        "far": leads.far_from_their_history(),
+    }
+    return render(request, "fairplay/leads.html", context)
 
 
 @login_required
