@@ -35,6 +35,10 @@ class SanctionForm(forms.Form):
         max_length=2000,
         widget=forms.Textarea(attrs={"rows": 3}),
     )
+    boosting = forms.BooleanField(
+        label=_("Boosting: give back the rating the player's opponents lost to them"),
+        required=False,
+    )
 
     def clean(self) -> dict[str, object]:
         data = super().clean() or {}

@@ -53,6 +53,10 @@ class Sanction(models.Model):
     created_at = models.DateTimeField(db_default=Now())
     expires_at = models.DateTimeField(null=True, blank=True)  # suspensions: until then
     lifted_at = models.DateTimeField(null=True, blank=True)  # set once
+    # Boosting: the rating the player's opponents lost to them was given back (how many
+    # seats were protected, `games.services.seat_protect_rating`).
+    boosting = models.BooleanField(default=False)
+    given_back = models.PositiveIntegerField(default=0)
     # One appeal: the player's words, the moderator it was routed to (never the one who gave
     # the sanction), and that moderator's decision ("upheld" or "lifted") with a note.
     appeal = models.TextField(blank=True)

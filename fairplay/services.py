@@ -17,6 +17,8 @@ from audit.clock import db_now
 from disputes.addresses import addresses_of
 from disputes.services import is_moderator, moderators
 from games.match.errors import ServiceError
+from games.services import seat_protect_rating
+from games.models import Mode, Seat, Status
 from ranked.models import Entry
 
 from .models import Block, Report, Sanction
@@ -76,10 +78,12 @@ def sanction(
     kind: str,
     reason: str,
     days: int | None = None,
+    boosting: bool = False,
     ip: str | None = None,
 ) -> Sanction:
     """A moderator sanctions `user`: a warning, a ranked suspension for `days`, or a
-    leaderboard mark. `reason` is what the player reads."""
+    leaderboard mark. `reason` is what the player reads. With `boosting`, the rating their
+    opponents lost to them is given back (`give_back`)."""
     if not is_moderator(moderator):
         raise FairPlayError("forbidden", _("Only moderators give sanctions"))
     if moderator.pk == user.pk:
@@ -102,7 +106,12 @@ def sanction(
             assert days is not None
             expires = now + timedelta(days=days)
         given = Sanction.objects.create(
-            user=user, kind=kind, reason=reason[:2000], moderator=moderator, expires_at=expires
+            user=user,
+            kind=kind,
+            reason=reason[:2000],
+            moderator=moderator,
+            expires_at=expires,
+            boosting=boosting,
         )
         handled = _handle_reports(user, moderator, f"{given.get_kind_display()} given")
         if kind == Sanction.Kind.SUSPENSION:
@@ -124,9 +133,45 @@ def sanction(
                 "days": days,
                 "expires": expires.isoformat() if expires else None,
                 "reports": handled,
+                "boosting": boosting,
             },
         )
+    if boosting:
+        given.given_back = give_back(given)
+        given.save(update_fields=["given_back"])
     return given
+
+
+def give_back(given: Sanction) -> int:
+    """Boosting: every opponent who lost rating to the sanctioned player in a ranked match
+    gets it back (their seat's rating protected, the queue re-rated; each audited by the
+    match service), except accounts under a sanction of their own (the partner in it).
+    Returns how many seats were protected."""
+    sanctioned = set(
+        Sanction.objects.filter(lifted_at__isnull=True).values_list("user_id", flat=True)
+    )
+    mine = Seat.objects.filter(
+        user_id=given.user_id, match__mode=Mode.RANKED, match__status=Status.FINISHED
+    ).values_list("match_id", "place")
+    protected = 0
+    for match_id, place in mine:
+        losers = Seat.objects.filter(
+            match_id=match_id,
+            rating_change__lt=0,
+            rating_protected=False,
+            user__isnull=False,
+        ).exclude(user_id=given.user_id)
+        for seat in losers.select_related("user"):
+            if seat.user_id in sanctioned or place is None or (seat.place or 99) < place:
+                continue
+            seat_protect_rating(
+                match_id=match_id,
+                user=seat.user,
+                reason=f"rating lost to a booster (sanction {given.pk}) given back",
+                actor=given.moderator,
+            )
+            protected += 1
+    return protected
 
 
 def lift(*, moderator: Any, sanction_id: int, ip: str | None = None) -> Sanction:

@@ -194,6 +194,7 @@ def sanction(request: HttpRequest, user_id: int) -> HttpResponse:
                 kind=form.cleaned_data["kind"],
                 reason=form.cleaned_data["reason"],
                 days=form.cleaned_data.get("days"),
+                boosting=bool(form.cleaned_data.get("boosting")),
                 ip=client_ip(request),
             )
         except services.FairPlayError as refused:

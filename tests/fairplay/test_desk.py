@@ -21,6 +21,7 @@ from games.models import Seat
 from ranked import matchmaking
 from ranked.models import Rating
 from ranked.ratings import leaderboard
+from tests.ranked.matches import finish, ranked_match
 
 from .play import duel
 
@@ -175,3 +176,21 @@ def test_only_moderators_sanction_and_a_suspension_needs_days() -> None:
         reverse("fairplay:sanction", args=[b.pk]), {"kind": "suspension", "reason": "x"}
     )
     assert page.status_code == 400 and "Say for how many days." in page.content.decode()
+
+
+def test_boosting_gives_back_the_rating_honest_opponents_lost() -> None:
+    mod, booster, honest, partner = moderator(), make("b"), make("h"), make("f")
+    for _ in range(2):
+        finish(ranked_match("duel", [booster, honest]), [booster, honest])
+        finish(ranked_match("duel", [booster, partner]), [booster, partner])
+    assert Rating.objects.get(user=honest, queue="duel").ordinal < 0
+    services.sanction(moderator=mod, user=partner, kind="mark", reason="Fed a booster.")
+    given = services.sanction(
+        moderator=mod, user=booster, kind="mark", reason="Boosted by a partner.", boosting=True
+    )
+    assert given.given_back == 2
+    assert Seat.objects.filter(user=honest, rating_protected=True).count() == 2
+    assert not Seat.objects.filter(user=partner, rating_protected=True).exists()
+    honest_rating = Rating.objects.get(user=honest, queue="duel")
+    assert honest_rating.ordinal == pytest.approx(0.0, abs=1e-6)  # back to the start value
+    assert audited(actions.MATCH_RATING_PROTECTED) == 2
