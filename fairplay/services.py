@@ -17,8 +17,8 @@ from audit.clock import db_now
 from disputes.addresses import addresses_of
 from disputes.services import is_moderator, moderators
 from games.match.errors import ServiceError
-from games.services import seat_protect_rating
 from games.models import Mode, Seat, Status
+from games.services import seat_protect_rating
 from ranked.models import Entry
 
 from .models import Block, Report, Sanction
