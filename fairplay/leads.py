@@ -19,6 +19,7 @@ from itertools import combinations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
 
 from disputes import evidence
 from games.models import ENDED, Match, MatchEvent, Mode, Seat, Status
@@ -147,7 +148,10 @@ def far_from_history(user: Any) -> FarFromHistory | None:
         and len(r_think) >= evidence.MIN_ACTIONS
         and r_med * THINK_RATIO <= h_med
     ):
-        why.append(f"median think time {r_med:.0f} ms, against {h_med:.0f} ms before")
+        why.append(
+            _("median think time %(now).0f ms, against %(before).0f ms before")
+            % {"now": r_med, "before": h_med}
+        )
     rs, hs = r_agree.share, h_agree.share
     if (
         rs is not None
@@ -156,7 +160,10 @@ def far_from_history(user: Any) -> FarFromHistory | None:
         and h_agree.decisions >= evidence.MIN_DECISIONS
         and rs - hs >= AGREE_SHIFT
     ):
-        why.append(f"Expert agreement {rs:.0%}, against {hs:.0%} before")
+        why.append(
+            _("Expert agreement %(now)d%%, against %(before)d%% before")
+            % {"now": round(100 * rs), "before": round(100 * hs)}
+        )
     if not why:
         return None
     return FarFromHistory(user, r_med, h_med, rs, hs, len(r_think), r_agree.decisions, tuple(why))

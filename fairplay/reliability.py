@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db.models import Count, Exists, IntegerField, OuterRef, Subquery
 from django.db.models.fields.json import KT
 from django.db.models.functions import Cast
+from django.utils.translation import gettext as _
 
 from games.engine import YARD, State
 from games.match.replay import replay
@@ -114,7 +115,7 @@ class Record:
     @property
     def shown(self) -> str:
         """The plain figure: "92%", or "new" before `MIN_MATCHES` matches."""
-        return "new" if self.percent is None else f"{self.percent}%"
+        return _("new") if self.percent is None else f"{self.percent}%"
 
 
 def standing(state: State, corner: int) -> int:

@@ -113,7 +113,9 @@ def sanction(
             expires_at=expires,
             boosting=boosting,
         )
-        handled = _handle_reports(user, moderator, f"{given.get_kind_display()} given")
+        handled = _handle_reports(
+            user, moderator, _("%(kind)s given") % {"kind": given.get_kind_display()}
+        )
         if kind == Sanction.Kind.SUSPENSION:
             # Out of the ranked queues at once; a sweep re-checks under the user's lock too.
             for entry in Entry.objects.select_for_update().filter(
@@ -252,7 +254,7 @@ def close_reports(*, moderator: Any, user: Any, ip: str | None = None) -> int:
         raise FairPlayError("forbidden", _("Only moderators handle reports"))
     with transaction.atomic():
         _lock(user.pk)
-        closed = _handle_reports(user, moderator, "closed without a sanction")
+        closed = _handle_reports(user, moderator, _("closed without a sanction"))
         if closed:
             audit.record(
                 action=actions.REPORTS_CLOSED,

@@ -1,5 +1,4 @@
-"""Fair play tests: users from fresh addresses and a fast password hasher (the accounts
-tests' helpers)."""
+"""Fair play tests: a fast password hasher, no waiting on bots."""
 
 from __future__ import annotations
 
@@ -10,7 +9,8 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _fast(settings: Any) -> None:
-    """A fast password hasher (the real one takes ~0.3 s) and no waiting on clocks and bots."""
+    """A fast password hasher (the real one takes ~0.3 s) and no waiting on bots. The turn
+    clocks keep their real length: a test plays turns itself, and a clock of zero would time
+    out the seat it is about to play (tests/fairplay/play.py)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    settings.LUDO_TIME_SCALE = 0.0
     settings.LUDO_BOT_DELAY = 0.0
