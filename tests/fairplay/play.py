@@ -16,7 +16,11 @@ def step(match: Match) -> None:
     """One action for the seat to play: a roll, or its first legal move."""
     match.refresh_from_db()
     state = match.state()
-    assert state is not None and match.status == Status.ACTIVE
+    assert state is not None and match.status == Status.ACTIVE, (
+        match.status,
+        state,
+        list(match.events.order_by("-seq").values_list("kind", "data")[:4]),
+    )
     corner = state.to_play
     action = f"t{next(_ids)}"
     if state.phase == "roll":
