@@ -37,13 +37,15 @@ def step(match: Match) -> None:
         )
 
 
-def play_until_apart(match: Match, behind: int, ahead: int, most: int = 400) -> None:
-    """Play (first legal moves) until corner `ahead` stands further along than `behind`."""
+def play_until_apart(match: Match, most: int = 400) -> int:
+    """Play (first legal moves) until one corner stands further along than the other, at a
+    roll; returns the corner behind (the dice decide which)."""
     for _ in range(most):
         state = Match.objects.get(pk=match.pk).state()
         assert state is not None
-        if standing(state, ahead) > standing(state, behind) and state.phase == "roll":
-            return
+        a, b = state.seats[0], state.seats[1]
+        if standing(state, a) != standing(state, b) and state.phase == "roll":
+            return a if standing(state, a) < standing(state, b) else b
         step(match)
     raise AssertionError("the corners never came apart")
 

@@ -11,13 +11,20 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 from django.db import connection
 from django.test import Client
 
 from accounts.models import GUEST_PREFIX, User
 from tests.accounts.conftest import PASSWORD, fresh_ip, unique
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.skipif(
+        "postgresql" not in django_settings.DATABASES["default"]["ENGINE"],
+        reason="parallel writers need PostgreSQL (SQLite locks the table)",
+    ),
+    pytest.mark.django_db(transaction=True),
+]
 
 
 def in_parallel(count: int, request: Callable[[int], int]) -> list[int]:

@@ -57,9 +57,9 @@ def test_a_timeout_and_a_disconnect_count_a_resignation_does_not(settings: Any) 
 def test_leaving_while_losing_weighs_double() -> None:
     a, b = make("la"), make("lb")
     match = duel(a, b)
-    play_until_apart(match, behind=2, ahead=0)
-    services.match_forfeit(match_id=match.pk, corner=2, reason="disconnected")
-    record = reliability.record(b.pk)
+    behind = play_until_apart(match)
+    services.match_forfeit(match_id=match.pk, corner=behind, reason="disconnected")
+    record = reliability.record((b if behind == 2 else a).pk)
     assert record.disconnected == 1 and record.while_losing == 1
     assert record.weighted == reliability.LOSING_WEIGHT
     assert record.percent == 0
