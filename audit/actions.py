@@ -4,6 +4,8 @@ group is the part before the dot; `ACTIONS` is the model field's choices."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
+
 # Accounts
 USER_SIGNED_UP = "user.signed_up"
 USER_SIGNED_IN = "user.signed_in"
@@ -33,6 +35,9 @@ MATCH_BOT_TOOK_SEAT = "match.bot_took_seat"
 SEAT_CONNECTED = "seat.connected"
 SEAT_DISCONNECTED = "seat.disconnected"
 SEAT_AWAY = "seat.away"
+# A match's own chain anchored into the global chain (its head's id and hash): when the match
+# ends, and every few minutes while it runs.
+MATCH_CHAIN_ANCHORED = "match.chain_anchored"
 
 # Ranked
 QUEUE_JOINED = "queue.joined"
@@ -103,6 +108,7 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (SEAT_CONNECTED, "Player connected to the room"),
             (SEAT_DISCONNECTED, "Player's last connection closed"),
             (SEAT_AWAY, "The computer took the seat: the disconnect grace ran out"),
+            (MATCH_CHAIN_ANCHORED, gettext_lazy("The match's own audit chain anchored")),
         ],
     ),
     (
@@ -151,3 +157,13 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Admin", [(ADMIN_ACTION, "Admin action")]),
 ]
 ACTION_NAMES = frozenset(name for _, group in ACTIONS for name, _ in group)
+
+# The entries a match makes while it is played (connections, the clock's seat changes, undos,
+# bots taking seats) go to that match's own chain (`AuditEntry.chain`), not the global one, so
+# that a socket opening takes no lock shared by the whole site. Everything else (accounts,
+# a match created, started, finished, voided; ratings; disputes; the chains' anchors) stays in
+# the global chain.
+MATCH_OBJECT = "games.match"
+MATCH_CHAIN_ACTIONS = frozenset(
+    {SEAT_CONNECTED, SEAT_DISCONNECTED, SEAT_AWAY, MATCH_UNDONE, MATCH_BOT_TOOK_SEAT}
+)

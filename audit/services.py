@@ -1,4 +1,10 @@
-"""The only writer of the audit log."""
+"""The only writer of the audit log: `record` appends an entry to its chain (the global one,
+or a match's own for `actions.MATCH_CHAIN_ACTIONS`), `anchor_chain` anchors a match's chain
+head into the global chain.
+
+Writers of one chain are serialised by a transaction-level advisory lock of that chain: the
+global chain's one key, or a key per match, so appending to a match's chain (a socket
+opening) waits only for that match's other writers, not for the whole site."""
 
 from __future__ import annotations
 
@@ -8,36 +14,56 @@ from typing import Any
 
 from django.db import connection, models, transaction
 
-from .actions import ACTION_NAMES
-from .chain import content_of, entry_hash
+from .actions import ACTION_NAMES, MATCH_CHAIN_ACTIONS, MATCH_CHAIN_ANCHORED, MATCH_OBJECT
+from .chain import content_of, entry_hash, head, in_chain
 from .clock import db_now
 from .models import GENESIS, AuditEntry
 
 # pg_advisory_xact_lock key for the chain head: any constant unique to this purpose.
 CHAIN_LOCK_KEY = 0x4C55444F_41554454  # "LUDOAUDT"
+# A match chain's key: pg_advisory_xact_lock(MATCH_CHAIN_LOCK_CLASS, match id modulo 2**31);
+# two matches sharing a key only wait for each other.
+MATCH_CHAIN_LOCK_CLASS = 0x4C4D4348  # "LMCH"
 
 
-def _lock_chain_head() -> tuple[str, datetime]:
-    """Serialise writers until this transaction ends; return the head's hash and the
-    database's time (read together: one round trip less while every writer waits)."""
+def _lock_chain_head(chain: int | None) -> tuple[str, datetime]:
+    """Serialise the chain's writers until this transaction ends; return the chain head's
+    hash and the database's time (read together: one round trip less while writers wait)."""
     if connection.vendor == "postgresql":
+        table = AuditEntry._meta.db_table
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK_KEY])
-            # A statement of its own after the lock: its snapshot sees the latest head.
-            cursor.execute(
-                f"SELECT (SELECT hash FROM {AuditEntry._meta.db_table} ORDER BY id DESC LIMIT 1),"
-                " statement_timestamp()"
-            )
-            head, now = cursor.fetchone()
-        return head or GENESIS, now.astimezone(UTC)
-    # SQLite serialises writers itself; elsewhere lock the last row.
-    head = (
-        AuditEntry.objects.select_for_update()
-        .order_by("-id")
-        .values_list("hash", flat=True)
-        .first()
+            if chain is None:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK_KEY])
+                # A statement of its own after the lock: its snapshot sees the latest head.
+                cursor.execute(
+                    f"SELECT (SELECT hash FROM {table} WHERE chain IS NULL"
+                    " ORDER BY id DESC LIMIT 1), statement_timestamp()"
+                )
+            else:
+                cursor.execute(
+                    "SELECT pg_advisory_xact_lock(%s, %s)",
+                    [MATCH_CHAIN_LOCK_CLASS, int(chain) % 2**31],
+                )
+                cursor.execute(
+                    f"SELECT (SELECT hash FROM {table} WHERE chain = %s"
+                    " ORDER BY id DESC LIMIT 1), statement_timestamp()",
+                    [int(chain)],
+                )
+            last, now = cursor.fetchone()
+        return last or GENESIS, now.astimezone(UTC)
+    # SQLite serialises writers itself; elsewhere lock the chain's last row.
+    last = (
+        in_chain(chain).select_for_update().order_by("-id").values_list("hash", flat=True).first()
     )
-    return head or GENESIS, db_now()
+    return last or GENESIS, db_now()
+
+
+def chain_of(action: str, object_type: str, object_id: str) -> int | None:
+    """The chain an entry goes to: its match's own for the actions made while a match is
+    played, else the global chain (None)."""
+    if action in MATCH_CHAIN_ACTIONS and object_type == MATCH_OBJECT and object_id.isdigit():
+        return int(object_id)
+    return None
 
 
 def record(
@@ -59,8 +85,29 @@ def record(
     object_id = str(obj.pk) if obj is not None else ""
     actor_id = actor.pk if actor is not None else None
     extra_data = dict(extra or {})
+    return _append(
+        action=action,
+        actor_id=actor_id,
+        ip=ip,
+        object_type=object_type,
+        object_id=object_id,
+        extra_data=extra_data,
+        chain=chain_of(action, object_type, object_id),
+    )
+
+
+def _append(
+    *,
+    action: str,
+    actor_id: int | None,
+    ip: str | None,
+    object_type: str,
+    object_id: str,
+    extra_data: dict[str, Any],
+    chain: int | None,
+) -> AuditEntry:
     with transaction.atomic():
-        prev_hash, event_time = _lock_chain_head()
+        prev_hash, event_time = _lock_chain_head(chain)
         fields = {
             "event_time": event_time,
             "action": action,
@@ -69,8 +116,66 @@ def record(
             "object_type": object_type,
             "object_id": object_id,
             "extra_data": extra_data,
+            "chain": chain,
         }
         digest = entry_hash(prev_hash, content_of(**fields))
         entry = AuditEntry(**fields, prev_hash=prev_hash, hash=digest)
         entry.save(force_insert=True)
     return entry
+
+
+def last_anchored(match_ids: list[int]) -> dict[int, int]:
+    """Each match's chain head id as last anchored into the global chain (absent: never)."""
+    found: dict[int, int] = {}
+    if not match_ids:
+        return found
+    rows = (
+        AuditEntry.objects.filter(
+            chain__isnull=True,
+            action=MATCH_CHAIN_ANCHORED,
+            object_type=MATCH_OBJECT,
+            object_id__in=[str(m) for m in match_ids],
+        )
+        .order_by("id")
+        .values_list("object_id", "extra_data")
+    )
+    for object_id, extra in rows:
+        head_id = extra.get("head_id") if isinstance(extra, dict) else None
+        if isinstance(head_id, int):
+            found[int(object_id)] = head_id
+    return found
+
+
+def anchor_chain(match_id: int, *, reason: str) -> AuditEntry | None:
+    """Anchor match `match_id`'s own chain into the global chain: append a global
+    ``match.chain_anchored`` entry naming the chain's head (id and hash). None when the chain
+    is empty or its head is anchored already. `reason`: "ended" or "running"."""
+    with transaction.atomic():
+        # Under the chain's lock: the head cannot move on while it is anchored.
+        _lock_chain_head(int(match_id))
+        now = head(int(match_id))
+        if now is None or last_anchored([int(match_id)]).get(int(match_id)) == now[0]:
+            return None
+        return _append(
+            action=MATCH_CHAIN_ANCHORED,
+            actor_id=None,
+            ip=None,
+            object_type=MATCH_OBJECT,
+            object_id=str(int(match_id)),
+            extra_data={"chain": int(match_id), "head_id": now[0], "head": now[1], "why": reason},
+            chain=None,
+        )
+
+
+def chain_heads(match_ids: list[int]) -> dict[int, int]:
+    """The newest entry id of each of these matches' own chains (absent: an empty chain)."""
+    if not match_ids:
+        return {}
+    rows = (
+        AuditEntry.objects.filter(chain__in=match_ids)
+        .order_by()
+        .values("chain")
+        .annotate(last=models.Max("id"))
+        .values_list("chain", "last")
+    )
+    return {int(chain): int(last) for chain, last in rows}

@@ -7,8 +7,15 @@ in local mode through `match_roll` / `match_move` (each its own committed transa
 production), and prints:
 - rows and statements written per move and per roll;
 - median and p99 time of a roll+move (a roll that leaves a move, then that move);
-- the time to replay and to verify (`games.match.verify`) the longest of the matches.
+- the time to replay and to verify (`games.match.verify`) the longest of the matches;
+- on PostgreSQL (issue 27): database round trips per action, counted by a TCP relay between
+  this process and the server (one round trip: the client sends after the server answered;
+  each action borrows its connection from the pool as a socket action does, so the pool's
+  check counts); the PostgreSQL backend's CPU per action (from /proc, when the server runs on
+  this machine); and how many of the updates of ``games_match`` were HOT
+  (``pg_stat_user_tables.n_tup_hot_upd``).
 Not a test: the machine's load shows in the numbers; run it on a quiet machine.
+``LUDO_FENCED_WRITES=0`` measures the locked path.
 """
 
 from __future__ import annotations
@@ -56,6 +63,8 @@ class Writes:
     ) -> Any:
         result = execute(sql, params, many, context)
         verb = sql.lstrip().split(None, 1)[0].upper()
+        if verb == "WITH" and "UPDATE" in sql:
+            verb = "UPDATE"  # a fenced write: the match's UPDATE with its INSERTs (CTEs)
         if verb == "SELECT":
             self.reads += 1
         elif verb in ("INSERT", "UPDATE", "DELETE"):
@@ -63,6 +72,87 @@ class Writes:
             self.statements[f"{verb} {table}"] += 1
             self.rows[f"{verb} {table}"] += max(context["cursor"].rowcount, 0)
         return result
+
+
+class RoundTrips:
+    """A TCP relay in front of PostgreSQL that counts round trips while ``counting``: a burst of
+    bytes from the client after the server last spoke (or at the start) is one round trip."""
+
+    def __init__(self, host: str, port: int) -> None:
+        import socket
+        import threading
+
+        self.target = (host, port)
+        self.counting = False
+        self.trips = 0
+        self._lock = threading.Lock()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while True:
+            client, _ = self.listener.accept()
+            server = socket.create_connection(self.target)
+            for sock in (client, server):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=self._relay, args=(client, server), daemon=True).start()
+
+    def _relay(self, client: Any, server: Any) -> None:
+        import selectors
+
+        chooser = selectors.DefaultSelector()
+        chooser.register(client, selectors.EVENT_READ, server)
+        chooser.register(server, selectors.EVENT_READ, client)
+        client_spoke_last = False
+        try:
+            while True:
+                for key, _ in chooser.select():
+                    data = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                    if not data:
+                        return
+                    from_client = key.fileobj is client
+                    if from_client and not client_spoke_last and self.counting:
+                        with self._lock:
+                            self.trips += 1
+                    client_spoke_last = from_client
+                    key.data.sendall(data)
+        except OSError:
+            return
+        finally:
+            client.close()
+            server.close()
+
+
+def _backends_cpu(cursor: Any) -> dict[int, float] | None:
+    """CPU seconds used so far by each PostgreSQL backend serving this database (None: the
+    server's processes are not readable here)."""
+    cursor.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+        " AND backend_type = 'client backend'"
+    )
+    used = {}
+    for (pid,) in cursor.fetchall():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        used[int(pid)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return used
+
+
+def _match_updates(cursor: Any) -> tuple[int, int]:
+    """(updates, HOT updates) of games_match so far, flushed from every backend."""
+    cursor.execute("SELECT pg_stat_force_next_flush()")
+    cursor.execute("SELECT pg_stat_clear_snapshot()")
+    cursor.execute(
+        "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'games_match'"
+    )
+    row = cursor.fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -84,6 +174,11 @@ def main(argv: list[str] | None = None) -> None:
 
     base = settings.DATABASES["default"]
     base.setdefault("TEST", {})["NAME"] = f"{Path(str(base['NAME'])).stem}_bench_services"
+    relay: RoundTrips | None = None
+    if connection.vendor == "postgresql":
+        relay = RoundTrips(str(base.get("HOST") or "127.0.0.1"), int(base.get("PORT") or 5432))
+        base["HOST"], base["PORT"] = "127.0.0.1", str(relay.port)
+        connection.settings_dict.update(HOST="127.0.0.1", PORT=str(relay.port))
     config = setup_databases(verbosity=0, interactive=False)
     try:
         # The site's modules, now that the test database exists.
@@ -94,6 +189,31 @@ def main(argv: list[str] | None = None) -> None:
         from games.models import Match, Move, Roll
 
         host = User.objects.create_user("bench-host")
+        postgres = connection.vendor == "postgresql"
+        actions_timed = 0
+        updates_before = (0, 0)
+        cpu_before: dict[int, float] | None = None
+        if postgres:
+            with connection.cursor() as cursor:
+                updates_before = _match_updates(cursor)
+                cpu_before = _backends_cpu(cursor)
+
+        def timed(run: Callable[..., Any], **kwargs: Any) -> Any:
+            """One action as production runs it: its own connection from the pool (given back
+            before, so the pool's check counts), its round trips counted."""
+            nonlocal actions_timed
+            if not postgres:
+                return run(**kwargs)
+            connection.close()  # back to the pool: the action borrows one, as a socket does
+            assert relay is not None
+            relay.counting = True
+            try:
+                result = run(**kwargs)
+            finally:
+                relay.counting = False
+            actions_timed += 1
+            return result
+
         rng = random.Random(1)
         pairs: list[float] = []
         pair_cpu: list[float] = []
@@ -114,8 +234,12 @@ def main(argv: list[str] | None = None) -> None:
                 if state.phase == "roll":
                     with connection.execute_wrapper(roll_writes):
                         start, cpu = time.perf_counter(), time.process_time()
-                        result = services.match_roll(
-                            match_id=match.pk, corner=state.to_play, seq=seq, action_id=f"r{seq}"
+                        result = timed(
+                            services.match_roll,
+                            match_id=match.pk,
+                            corner=state.to_play,
+                            seq=seq,
+                            action_id=f"r{seq}",
                         )
                         rolled_at = time.perf_counter() - start
                         rolled_cpu = time.process_time() - cpu
@@ -125,7 +249,8 @@ def main(argv: list[str] | None = None) -> None:
                     chosen = rng.choice(state.legal)
                     with connection.execute_wrapper(move_writes):
                         start, cpu = time.perf_counter(), time.process_time()
-                        result = services.match_move(
+                        result = timed(
+                            services.match_move,
                             match_id=match.pk,
                             corner=state.to_play,
                             seq=seq,
@@ -176,6 +301,27 @@ def main(argv: list[str] | None = None) -> None:
             f"  CPU of this process per roll+move (load-independent; the database server's "
             f"own work not included): median {statistics.median(pair_cpu) * ms:.2f} ms"
         )
+        if postgres and relay is not None and actions_timed:
+            print(
+                f"database round trips per action: {relay.trips / actions_timed:.2f} "
+                f"({relay.trips} in {actions_timed} actions; the pool's check included)"
+            )
+            with connection.cursor() as cursor:
+                updated, hot = _match_updates(cursor)
+                cpu_after = _backends_cpu(cursor)
+            if cpu_before is not None and cpu_after is not None:
+                used = sum(cpu_after.get(pid, 0.0) - cpu_before.get(pid, 0.0) for pid in cpu_after)
+                print(
+                    f"PostgreSQL backends' CPU per action: {used / actions_timed * ms:.3f} ms "
+                    "(every backend of the bench's database, the replay and reads between "
+                    "actions included)"
+                )
+            updated -= updates_before[0]
+            hot -= updates_before[1]
+            share = f" ({hot / updated:.0%})" if updated else ""
+            print(f"games_match updates: {updated}, HOT {hot}{share}")
+        fenced_on = getattr(settings, "LUDO_FENCED_WRITES", None)
+        print(f"  LUDO_FENCED_WRITES: {fenced_on}")
         if hasattr(os, "getloadavg"):
             print(f"  load average while measuring: {os.getloadavg()[0]:.1f}")
         n_rolls = Roll.objects.filter(match=longest).count()

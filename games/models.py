@@ -1,7 +1,7 @@
 """Match storage: every match, seat, turn, roll and move, and the append-only event stream.
 
 Only `games.services` writes these rows. Rows are appended and never changed, with these
-exceptions, each documented on its field: the match's cached ``snapshot``, ``seq``,
+exceptions, each documented on its field: the match's cached ``snapshot``, ``seq``, ``revision``,
 ``status``, ``turn_seq`` and ``turn_deadline``; fields set once when the match starts or ends
 (``first``, ``client_seed``, ``started_at``, ``finished_at``, a seat's ``place`` and
 ``left``, a seat's ``ip``); the match's ``voided_at`` and ``void_reason`` (set when a
@@ -73,9 +73,16 @@ class Match(models.Model):
     client_seed = models.CharField(max_length=400, blank=True)  # set once, at the start
     first = models.PositiveSmallIntegerField(null=True, blank=True)  # set once, at the start
     seq = models.PositiveIntegerField(default=0)  # updated: the last MatchEvent's seq
+    # Updated: the fence. Every write of the match row checks it (``WHERE revision = the one
+    # read``) and moves it on by one, so two writers that read the same revision can never
+    # both write: the second finds no row and writes nothing (`games.services.fenced`).
+    revision = models.PositiveBigIntegerField(default=0)
     turn_seq = models.PositiveIntegerField(default=0)  # updated: the current Turn's n
     # Updated: when the player to act runs out of time, or when a bot or an auto-move acts.
-    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # Not indexed here: an index on a column every action changes makes every UPDATE of the
+    # match write all its indexes (no HOT update). The due ones are read from `MatchDeadline`,
+    # which a trigger keeps in step with this column and ``status``.
+    turn_deadline = models.DateTimeField(null=True, blank=True)
     # Updated: after a roll no pawn could use, the die passes on only at this time, so the
     # players see the roll that was lost (seed 001: "pauses, passes the die").
     pause_until = models.DateTimeField(null=True, blank=True)
@@ -90,7 +97,6 @@ class Match(models.Model):
 
     class Meta:
         verbose_name_plural = "matches"
-        indexes = [models.Index(fields=["status", "turn_deadline"], name="match_due_idx")]
 
     def __str__(self) -> str:
         return f"{self.code} ({self.ruleset}, {self.get_mode_display()})"
@@ -117,6 +123,21 @@ class Match(models.Model):
         """The engine state from the cached snapshot (None before the start)."""
         notation = self.snapshot.get("notation") if self.snapshot else None
         return loads(notation) if notation else None
+
+
+class MatchDeadline(models.Model):
+    """The active matches that have a deadline, narrow and indexed by it: what the clock's due
+    query reads (`games.match.selectors.due_match_ids`). Kept by a database trigger on
+    ``games_match`` (migration 0005): a row while the match is active with a
+    ``turn_deadline``, none otherwise; nothing in Python writes it."""
+
+    match = models.OneToOneField(
+        Match, primary_key=True, on_delete=models.CASCADE, related_name="+"
+    )
+    due = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.match_id} due {self.due:%H:%M:%S}"
 
 
 class Seat(models.Model):
@@ -304,3 +325,18 @@ class MatchEvent(models.Model):
     def as_wire(self) -> dict[str, Any]:
         """The event as sent to clients: its data plus ``seq`` and ``kind``."""
         return {**self.data, "seq": self.seq, "kind": self.kind}
+
+
+class MatchReport(models.Model):
+    """A finished match explained (`games.bots.analysis`): each seat's dice luck and
+    decisions, the chances after every turn. Computed once when the match ends and never
+    changed; a match voided later keeps its report, and the replay says it was voided."""
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="report")
+    version = models.PositiveSmallIntegerField()
+    data = models.JSONField()
+    seconds = models.FloatField()  # CPU time the analysis took
+    created_at = models.DateTimeField(db_default=Now())
+
+    def __str__(self) -> str:
+        return f"report of {self.match_id}"

@@ -146,6 +146,9 @@ LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
 # the die and take the seat back from the bot.
 LUDO_PASS_PAUSE = float(os.environ.get("LUDO_PASS_PAUSE") or 1.5)
 LUDO_RECLAIM_SECONDS = float(os.environ.get("LUDO_RECLAIM_SECONDS") or 3)
+# On PostgreSQL a player's roll or move is read without a lock and written in one fenced
+# statement (games.services.fenced); 0 sends every action down the locked path.
+LUDO_FENCED_WRITES = env.parse_bool(os.environ.get("LUDO_FENCED_WRITES"), default=True)
 LUDO_INPROCESS_CLOCK = (
     None
     if os.environ.get("LUDO_INPROCESS_CLOCK") is None

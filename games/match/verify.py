@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from audit.chain import problem_at
+from audit.actions import MATCH_CHAIN_ANCHORED
+from audit.chain import chain_anchor_problems, problem_at
 from audit.models import AuditEntry
 from games.engine import IllegalAction, State, as_dict
 from games.engine.events import TurnPassed
@@ -321,6 +322,7 @@ class _Check:
             reason = problem_at(entry)
             if reason is not None:
                 raise Mismatch(reason)
+        self.chain(entries)
         by_action: dict[str, AuditEntry] = {}
         for entry in entries:
             by_action.setdefault(entry.action, entry)
@@ -357,6 +359,50 @@ class _Check:
                     f"audit entry {finished.pk} (match.finished): placings or seed differ"
                 )
         return len(entries)
+
+    def chain(self, entries: list[AuditEntry]) -> None:
+        """The match's own chain (its entries checked above, each against the one before it)
+        and its anchors in the global chain: each anchored head is still there as it was,
+        and an ended match's chain was anchored at or after its last entry before the end."""
+        match = self.match
+        anchors = []
+        for entry in entries:
+            if entry.chain is None and entry.action == MATCH_CHAIN_ANCHORED:
+                extra = entry.extra_data if isinstance(entry.extra_data, dict) else {}
+                try:
+                    anchors.append(
+                        (entry.pk, int(extra["chain"]), int(extra["head_id"]), str(extra["head"]))
+                    )
+                except (KeyError, TypeError, ValueError):
+                    raise Mismatch(
+                        f"audit entry {entry.pk} ({entry.action}): it names no chain head"
+                    ) from None
+                if anchors[-1][1] != match.pk:
+                    raise Mismatch(
+                        f"audit entry {entry.pk} ({entry.action}): it anchors another match's chain"
+                    )
+            elif entry.chain is not None and entry.chain != match.pk:
+                raise Mismatch(f"audit entry {entry.pk} ({entry.action}): in another chain")
+        found = chain_anchor_problems(anchors)
+        if found is not None:
+            raise Mismatch(found[1])
+        end = next(
+            (
+                e
+                for e in entries
+                if e.chain is None and e.action in ("match.finished", "match.aborted")
+            ),
+            None,
+        )
+        if end is None:
+            return
+        before_end = [e.pk for e in entries if e.chain is not None and e.pk < end.pk]
+        anchored = max((head_id for _, _, head_id, _ in anchors), default=None)
+        if before_end and (anchored is None or anchored < max(before_end)):
+            raise Mismatch(
+                f"match {match.code}: its own audit chain was not anchored when it ended "
+                f"(entry {max(before_end)} is not covered by an anchor)"
+            )
 
 
 def verify_match(match: Match) -> Report:

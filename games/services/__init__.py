@@ -22,6 +22,8 @@ One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 - `ranked_seats`: who may sit in a ranked match;
 - `deadlines`: when the match next needs the server (the deadline `kernel.save` deals).
 - `restart`: a turn's clock started again when its news could not reach the player.
+- `chains`: the matches' own audit chains anchored while they run (`anchor_running_chains`,
+  for the clock sweep).
 
 Times come from the database clock (see `games.services.deadlines`). Whatever
 fires a due ``turn_deadline`` calls `match_timeout`, which does nothing unless the deadline
@@ -34,6 +36,7 @@ Callers outside the package use the names below (``from games import services``)
 from games.match.errors import ServiceError
 from games.services import broadcast
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
+from games.services.chains import anchor_running as anchor_running_chains
 from games.services.create import HOUSE_RULES, PARTY_OPTIONS, match_create
 from games.services.guests import seats_hand_over
 from games.services.intents import match_act
@@ -56,6 +59,7 @@ __all__ = [
     "PARTY_OPTIONS",
     "ActionResult",
     "ServiceError",
+    "anchor_running_chains",
     "bot_act",
     "match_act",
     "match_create",

@@ -97,9 +97,11 @@ class Change:
     # The match's snapshot once saved, in its public and private parts
     # (`selectors.snapshot_parts`), built once for every viewer and sent with the broadcast.
     view: tuple[dict[str, Any], dict[str, Any]] | None = None
+    status_before: int = 0  # the match's status when the change began
 
     def __post_init__(self) -> None:
         self.first_seq = self.match.seq + 1
+        self.status_before = self.match.status
         self.since = getattr(self.match, "acted_at", None)
         pause = self.match.pause_until
         if self.since is not None and pause is not None and pause > self.since:
@@ -219,8 +221,8 @@ class Change:
         far is, except in local play after an undo: the rolls it withdrew do not count, so
         the same place in the game rolls the same face again (seed 003: undo is for
         mistakes; `games.match.verify` checks it)."""
-        if self.match.mode != "local":
-            return self.rolls
+        if self.match.mode != "local" or getattr(self.match, "undone_none", False):
+            return self.rolls  # (`fenced.load` read that no undo was ever made)
         undone = MatchEvent.objects.filter(match=self.match, kind="undone").values_list(
             "data", flat=True
         )
@@ -442,10 +444,10 @@ def _finish_if_over(change: Change) -> None:
         change.audits.append(partial(ratings.record_changes, match, results))
 
 
-def save(change: Change, *, keep_deadline: bool = False) -> None:
-    """Write everything the change appended and the match's updated fields. The deadline is
-    dealt again from the new state, unless `keep_deadline` (a change that does not touch
-    whoever is playing leaves their clock alone)."""
+def prepare(change: Change, *, keep_deadline: bool = False) -> None:
+    """Settle the match's new fields from the change: the end (if the game is over), the
+    cached snapshot, the pause after a lost roll, and the deadline (dealt again from the new
+    state, unless `keep_deadline`)."""
     match = change.match
     _finish_if_over(change)
     if change.state is not None:
@@ -456,6 +458,15 @@ def save(change: Change, *, keep_deadline: bool = False) -> None:
         change.match_fields.add("pause_until")
     if not keep_deadline:
         match.turn_deadline = deadline_of(change)
+
+
+def save(change: Change, *, keep_deadline: bool = False) -> None:
+    """Write everything the change appended and the match's updated fields. The deadline is
+    dealt again from the new state, unless `keep_deadline` (a change that does not touch
+    whoever is playing leaves their clock alone). The match row is written only at the
+    revision it was read at (the fence: see `Match.revision`)."""
+    match = change.match
+    prepare(change, keep_deadline=keep_deadline)
     by_model: dict[type, list[Any]] = {}
     for row in change.rows:
         by_model.setdefault(type(row), []).append(row)
@@ -464,10 +475,35 @@ def save(change: Change, *, keep_deadline: bool = False) -> None:
     if change.events:
         MatchEvent.objects.bulk_create(change.events)
     updated = {"snapshot", "seq", "status", "turn_seq", "turn_deadline", *change.match_fields}
-    match.save(update_fields=sorted(updated))
+    write_fenced(match, sorted(updated))
     save_seats(change)
     for write in change.audits:
         write()
+    if match.status in ENDED and change.status_before not in ENDED:
+        # The match's own audit chain is anchored into the global chain as it ends.
+        audit.anchor_chain(match.pk, reason="ended")
+    announce(change)
+
+
+def write_fenced(match: Match, fields: list[str]) -> None:
+    """``UPDATE`` the match's `fields` where its revision is still the one read, moving the
+    revision on. Under the match's lock it always is; a writer that did not take the lock and
+    wrote in between makes this fail (nothing of the change is kept)."""
+    values = {name: getattr(match, name) for name in fields if name != "revision"}
+    done = Match.objects.filter(pk=match.pk, revision=match.revision).update(
+        **values, revision=models.F("revision") + 1
+    )
+    if done != 1:
+        raise ServiceError(
+            "stale", "The match has moved on while this change was made: try it again"
+        )
+    match.revision += 1
+
+
+def announce(change: Change) -> None:
+    """The saved change's snapshot for every viewer, and its broadcast after commit (and the
+    in-process clock woken for a new deadline)."""
+    match = change.match
     public, private = snapshot_parts(match, seats=change.seats, state=change.state)
     public.update(room_clocks(match))
     change.view = (public, private)

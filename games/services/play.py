@@ -25,6 +25,7 @@ from games.models import (
 )
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
+from games.services import fenced
 from games.services.bots import (
     DEFAULT_BOT_LEVEL,
     bot_rng,
@@ -77,12 +78,17 @@ def _earlier(match: Match, corner: int, action_id: str) -> ActionResult | None:
 
 
 def _player_action(
-    match_id: int, user: Any, corner: int | None, seq: int, action_id: str
+    match_id: int, user: Any, corner: int | None, seq: int, action_id: str, *, fast: bool = False
 ) -> tuple[Change, Seat, ActionResult | None]:
-    """Lock, find the seat, answer a repeated action id, refuse a stale or out-of-turn one."""
+    """Lock (or, `fast`, read without a lock: `fenced.load`), find the seat, answer a
+    repeated action id, refuse a stale or out-of-turn one."""
     action_id = _check_action_id(action_id)
-    match = lock_match(match_id)
-    change = begin(match)
+    if fast:
+        match = fenced.load(match_id)
+        change = fenced.begin_loaded(match)
+    else:
+        match = lock_match(match_id)
+        change = begin(match)
     seat = acting_seat(change, user, corner)
     if seq != match.seq:
         # A retried action arrives with the seq it was made against: answer it as before.
@@ -109,6 +115,42 @@ def _player_action(
             "pause", "No pawn could use the last roll: the die passes on in a moment"
         )
     return change, seat, None
+
+
+def _act(
+    body: Callable[[Change, Seat], None],
+    match_id: int,
+    user: Any,
+    corner: int | None,
+    seq: int,
+    action_id: str,
+) -> ActionResult:
+    """A player's action: `body` checks it and applies it to the change. On PostgreSQL it is
+    tried first without a lock and written in one fenced statement (`fenced`); a change that
+    needs more, or whose fence was lost to another writer, runs on the locked path."""
+    if fenced.enabled():
+        try:
+            change, seat, earlier = _player_action(
+                match_id, user, corner, seq, action_id, fast=True
+            )
+            if earlier is not None:
+                return earlier
+            body(change, seat)
+            if fenced.write(change):
+                return result_of(change)
+        except (fenced.Fallback, IntegrityError):
+            pass  # the locked path decides (a repeated id is answered there)
+
+    def run() -> ActionResult:
+        with transaction.atomic():
+            change, seat, earlier = _player_action(match_id, user, corner, seq, action_id)
+            if earlier is not None:
+                return earlier
+            body(change, seat)
+            save(change)
+            return result_of(change)
+
+    return _repeat_on_conflict(run, match_id, user, corner, action_id)
 
 
 def _repeat_on_conflict(
@@ -143,25 +185,19 @@ def match_roll(
     """Roll the die for the seat to play. Power: `bonus` "double", "control" (then `face` is
     the chosen face) or "shield"."""
 
-    def run() -> ActionResult:
-        with transaction.atomic():
-            change, seat, earlier = _player_action(match_id, user, corner, seq, action_id)
-            if earlier is not None:
-                return earlier
-            if bonus and bonus not in STORED_BONUSES:
-                raise ServiceError("bad_request", f"There is no bonus {bonus!r}")
-            if bonus == "control":
-                if face is None or face not in range(1, 7):
-                    raise ServiceError("bad_request", "Dice control needs a face from 1 to 6")
-                change.roll(seat, face=face, bonus=bonus, by="player", action_id=action_id)
-            elif face is not None:
-                raise ServiceError("bad_request", "Only Dice control chooses the face")
-            else:
-                change.dice_roll(seat, by="player", action_id=action_id, bonus=bonus)
-            save(change)
-            return result_of(change)
+    def body(change: Change, seat: Seat) -> None:
+        if bonus and bonus not in STORED_BONUSES:
+            raise ServiceError("bad_request", f"There is no bonus {bonus!r}")
+        if bonus == "control":
+            if face is None or face not in range(1, 7):
+                raise ServiceError("bad_request", "Dice control needs a face from 1 to 6")
+            change.roll(seat, face=face, bonus=bonus, by="player", action_id=action_id)
+        elif face is not None:
+            raise ServiceError("bad_request", "Only Dice control chooses the face")
+        else:
+            change.dice_roll(seat, by="player", action_id=action_id, bonus=bonus)
 
-    return _repeat_on_conflict(run, match_id, user, corner, action_id)
+    return _act(body, match_id, user, corner, seq, action_id)
 
 
 def match_move(
@@ -177,30 +213,22 @@ def match_move(
 ) -> ActionResult:
     """Move pawn `pawn` (of `pawn_corner`: the partner's in Pairs once one's own are home)."""
 
-    def run() -> ActionResult:
-        with transaction.atomic():
-            change, seat, earlier = _player_action(match_id, user, corner, seq, action_id)
-            if earlier is not None:
-                return earlier
-            state = change.state
-            assert state is not None
-            if state.phase != "move":
-                raise ServiceError("illegal", "Roll the die first")
-            owner = mover_of(state, seat.corner) if pawn_corner is None else int(pawn_corner)
-            if owner not in range(4) or int(pawn) not in range(4):
-                raise ServiceError("bad_request", "Pawns are 0 to 3 of corners 0 to 3")
-            chosen = next(
-                (m for m in state.legal if m.corner == owner and m.pawn == int(pawn)), None
-            )
-            if chosen is None:
-                rows = state.pawns[owner]
-                frm = rows[int(pawn)] if rows else -1
-                chosen = EngineMove(owner, int(pawn), frm, frm + state.die)
-            change.move(seat, chosen, shield=bool(shield), by="player", action_id=action_id)
-            save(change)
-            return result_of(change)
+    def body(change: Change, seat: Seat) -> None:
+        state = change.state
+        assert state is not None
+        if state.phase != "move":
+            raise ServiceError("illegal", "Roll the die first")
+        owner = mover_of(state, seat.corner) if pawn_corner is None else int(pawn_corner)
+        if owner not in range(4) or int(pawn) not in range(4):
+            raise ServiceError("bad_request", "Pawns are 0 to 3 of corners 0 to 3")
+        chosen = next((m for m in state.legal if m.corner == owner and m.pawn == int(pawn)), None)
+        if chosen is None:
+            rows = state.pawns[owner]
+            frm = rows[int(pawn)] if rows else -1
+            chosen = EngineMove(owner, int(pawn), frm, frm + state.die)
+        change.move(seat, chosen, shield=bool(shield), by="player", action_id=action_id)
 
-    return _repeat_on_conflict(run, match_id, user, corner, action_id)
+    return _act(body, match_id, user, corner, seq, action_id)
 
 
 def match_timeout(*, match_id: int, turn_seq: int) -> ActionResult | None:

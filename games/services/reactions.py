@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Mode, Seat, Status
 from games.services import broadcast
+from games.services.kernel import write_fenced
 
 # Wire key -> what the room shows. Add, never rename: old matches store the keys.
 CHOICES: dict[str, str] = {
@@ -78,7 +79,7 @@ def match_react(*, match_id: int, user: Any, reaction: str) -> dict[str, Any]:
             data={"corner": seat.corner, "r": reaction},
             at=now,
         )
-        match.save(update_fields=["seq"])
+        write_fenced(match, ["seq"])
         wire = event.as_wire()
         transaction.on_commit(partial(broadcast.match_changed, match.pk, match.seq, [wire]))
     return wire

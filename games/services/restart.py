@@ -9,6 +9,7 @@ from django.db import transaction
 from audit.clock import db_now
 from games.models import Match, Seat, Status
 from games.services.deadlines import turn_seconds
+from games.services.kernel import write_fenced
 
 
 def match_clock_restart(*, match_id: int, seq: int) -> bool:
@@ -32,5 +33,5 @@ def match_clock_restart(*, match_id: int, seq: int) -> bool:
         if deadline <= match.turn_deadline:
             return False
         match.turn_deadline = deadline
-        match.save(update_fields=["turn_deadline"])
+        write_fenced(match, ["turn_deadline"])
     return True

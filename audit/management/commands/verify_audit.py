@@ -1,5 +1,6 @@
-"""python manage.py verify_audit [--anchor ID:HASH ...]: check the whole audit chain, and that
-the log still holds each anchor's entry unchanged; exit 1 naming the first problem."""
+"""python manage.py verify_audit [--anchor ID:HASH ...]: check the global audit chain and every
+match's own chain, each match chain's anchors in the global chain, and that the log still
+holds each --anchor's entry unchanged; exit 1 naming the first problem."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from audit.chain import anchor_problem, anchor_text, first_problem, head, parse_anchor
-from audit.models import AuditEntry
+from audit.chain import anchor_problem, anchor_text, check_all, head, parse_anchor
 
 
 class Command(BaseCommand):
@@ -32,16 +32,19 @@ class Command(BaseCommand):
             anchors = [parse_anchor(text) for text in options["anchor"]]
         except ValueError as e:
             raise CommandError(str(e), returncode=2) from e
-        found = first_problem()
+        walk, found = check_all()
         if found is not None:
             raise CommandError(found[1], returncode=1)
         for anchor in anchors:
             reason = anchor_problem(anchor)
             if reason is not None:
                 raise CommandError(reason, returncode=1)
-        count = AuditEntry.objects.count()
+        count = walk.count
         now = head()
         checked = f", {len(anchors)} anchor(s) hold" if anchors else ""
-        self.stdout.write(f"audit chain ok: {count} entries{checked}")
+        self.stdout.write(
+            f"audit chain ok: {count} entries{checked}; {walk.match_chains} match chains, "
+            f"{len(walk.anchors)} match chain anchors hold"
+        )
         if now is not None:
             self.stdout.write(f"anchor: {anchor_text(now)}")
