@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0005_deadline_table_hot_match'),
+        ('games', '0006_deadline_table_hot_match'),
     ]
 
     operations = [

@@ -101,7 +101,7 @@ def backwards(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0004_think_time_device_rating_protection'),
+        ('games', '0005_match_report'),
     ]
 
     operations = [
