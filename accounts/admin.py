@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 
-from .forms import AdminSignInForm
+from .forms import AdminSignInForm, AdminUserChangeForm, AdminUserCreationForm
 from .models import User
 
 # Sign-in attempts at /admin/ are limited and audited like those at /accounts/login/.
@@ -10,6 +10,9 @@ admin.site.login_form = AdminSignInForm
 
 @admin.register(User)
 class LudoUserAdmin(UserAdmin):
+    # Names that pass for a bot or staff are refused here too (accounts.names).
+    form = AdminUserChangeForm
+    add_form = AdminUserCreationForm
     fieldsets = (
         *(UserAdmin.fieldsets or ()),
         ("Table", {"fields": ("display_name",)}),

@@ -8,7 +8,8 @@ from typing import Any
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import authenticate
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AdminUserCreationForm as DjangoAdminUserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserChangeForm, UserCreationForm
 from django.http import HttpRequest
 
 from audit import actions
@@ -17,6 +18,7 @@ from audit import services as audit
 from . import throttle
 from .addresses import client_ip
 from .models import GUEST_PREFIX, User
+from .names import check_name
 
 
 def _email_free(email: str, user: User | None) -> str:
@@ -77,7 +79,10 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
             taken = taken.exclude(pk=self.instance.pk)
         if taken.exists():
             raise forms.ValidationError("That username is taken.")
-        return username
+        return check_name(username)
+
+    def clean_display_name(self) -> str:
+        return check_name(str(self.cleaned_data.get("display_name") or ""))
 
     def clean_email(self) -> str:
         return _email_free(str(self.cleaned_data.get("email") or ""), self.instance)
@@ -155,3 +160,29 @@ class AccountForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def clean_email(self) -> str:
         return _email_free(str(self.cleaned_data.get("email") or ""), self.instance)
+
+    def clean_display_name(self) -> str:
+        return check_name(str(self.cleaned_data.get("display_name") or ""))
+
+
+class NamesCheckedMixin:
+    """The admin's forms that set a username or display name refuse the same names as the
+    site's own forms (`accounts.names.check_name`)."""
+
+    cleaned_data: dict[str, Any]
+
+    def clean_username(self) -> str:
+        cleaner = getattr(super(), "clean_username", None)
+        username = cleaner() if cleaner is not None else self.cleaned_data.get("username")
+        return check_name(str(username or ""))
+
+    def clean_display_name(self) -> str:
+        return check_name(str(self.cleaned_data.get("display_name") or ""))
+
+
+class AdminUserChangeForm(NamesCheckedMixin, UserChangeForm):  # type: ignore[type-arg]
+    pass
+
+
+class AdminUserCreationForm(NamesCheckedMixin, DjangoAdminUserCreationForm):  # type: ignore[type-arg]
+    pass

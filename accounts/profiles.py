@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
 
+from fairplay.selectors import off_leaderboards
 from games.models import ENDED, Match, Mode, Seat, Status
 from ranked.models import Queue, Rating
 from ranked.ratings import leaderboard_min_games
@@ -36,15 +37,25 @@ class QueueRating:
 
 def queue_ratings(user: User) -> list[QueueRating]:
     """Every ranked queue with the player's rating in it, in the queues' order."""
-    rows = {r.queue: r for r in Rating.objects.filter(user=user)}
+    off = off_leaderboards()
+    # A moderator's mark (fairplay) takes the player off the boards: no place, read with the
+    # ratings in one query.
+    mine = Rating.objects.filter(user=user).annotate(
+        marked=Exists(off.filter(user_id=OuterRef("user_id")))
+    )
+    rows = {r.queue: r for r in mine}
     needed = leaderboard_min_games()
     out = []
     for queue, label in Queue.choices:
         row = rows.get(queue)
         rank = None
-        if row is not None and row.games >= needed:
-            ahead = Rating.objects.filter(queue=queue, games__gte=needed).filter(
-                Q(ordinal__gt=row.ordinal) | Q(ordinal=row.ordinal, user_id__lt=row.user_id)
+        if row is not None and row.games >= needed and not row.marked:
+            ahead = (
+                Rating.objects.filter(queue=queue, games__gte=needed)
+                .exclude(user_id__in=off)
+                .filter(
+                    Q(ordinal__gt=row.ordinal) | Q(ordinal=row.ordinal, user_id__lt=row.user_id)
+                )
             )
             rank = ahead.count() + 1
         games = row.games if row is not None else 0

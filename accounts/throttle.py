@@ -117,32 +117,33 @@ def _sign_up_limit() -> int:
     return int(settings.SIGN_UPS_PER_IP)
 
 
-def sign_up_allowed(ip: str | None) -> bool:
-    """Whether one more account may be made from `ip`: ``SIGN_UPS_PER_IP`` (10) an hour, so a
-    script cannot mint accounts (a guest turning into an account counts too)."""
-    if not ip:
-        return True
-    return int(cache.get(_key("signup-ip", ip)) or 0) < _sign_up_limit()
-
-
 def _guest_limit() -> int:
-    return settings.GUESTS_PER_IP
+    return int(settings.GUESTS_PER_IP)
 
 
-def guest_allowed(ip: str | None) -> bool:
-    """Whether one more guest player may be made for `ip`: ``GUESTS_PER_IP`` (30) an hour, so a
-    script cannot fill the user table by clearing its cookies."""
+def _take(kind: str, ip: str | None, limit: int) -> bool:
+    """Count one more of `kind` from `ip` first (an atomic increment), then compare: of any
+    number of parallel requests, at most `limit` an hour see True. A refused request stays
+    counted, like a refused sign-in."""
     if not ip:
         return True
-    return int(cache.get(_key("guest-ip", ip)) or 0) < _guest_limit()
+    return _bump(_key(kind, ip), RESET_WINDOW)[0] <= limit
 
 
-def guest_made(ip: str | None) -> None:
+def take_sign_up(ip: str | None) -> bool:
+    """Count an account about to be made from `ip`; False past ``SIGN_UPS_PER_IP`` (10) an
+    hour, so a script cannot mint accounts (a guest turning into an account counts too)."""
+    return _take("signup-ip", ip, _sign_up_limit())
+
+
+def give_back_sign_up(ip: str | None) -> None:
+    """The account counted by `take_sign_up` was not made after all (its save failed)."""
     if ip:
-        _bump(_key("guest-ip", ip), RESET_WINDOW)
+        with contextlib.suppress(ValueError):  # expired meanwhile
+            cache.decr(_key("signup-ip", ip))
 
 
-def signed_up(ip: str | None) -> None:
-    """Count an account made from `ip`."""
-    if ip:
-        _bump(_key("signup-ip", ip), RESET_WINDOW)
+def take_guest(ip: str | None) -> bool:
+    """Count a guest player about to be made for `ip`; False past ``GUESTS_PER_IP`` (30) an
+    hour, so a script cannot fill the user table by clearing its cookies."""
+    return _take("guest-ip", ip, _guest_limit())

@@ -44,13 +44,12 @@ def player_for(request: HttpRequest) -> User:
         assert isinstance(request.user, User)
         return request.user
     ip = client_ip(request)
-    if not throttle.guest_allowed(ip):
+    if not throttle.take_guest(ip):  # counted first, then compared: parallel requests too
         raise ServiceError(
             "too_many_guests",
             "Too many guest players from your address in the last hour: sign up or sign in, "
             "or try again later.",
         )
-    throttle.guest_made(ip)
     tag = secrets.token_hex(4)
     guest = User(username=f"{GUEST_PREFIX}{tag}", display_name=f"Guest {tag[:4].upper()}")
     guest.set_unusable_password()
@@ -76,7 +75,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = SignUpForm(request.POST, instance=guest)
         ip = client_ip(request)
-        if form.is_valid() and not throttle.sign_up_allowed(ip):
+        # Counted first, then compared, so parallel sign-ups cannot all read a count below
+        # the limit (accounts.throttle.take_sign_up).
+        if form.is_valid() and not throttle.take_sign_up(ip):
             form.add_error(
                 None, "Too many new accounts from your address in the last hour: try again later."
             )
@@ -84,8 +85,11 @@ def signup(request: HttpRequest) -> HttpResponse:
             return render(request, "registration/signup.html", context, status=429)
         if form.is_valid():
             was = request.user.get_username() if guest is not None else None
-            user = form.save()
-            throttle.signed_up(ip)
+            try:
+                user = form.save()
+            except BaseException:
+                throttle.give_back_sign_up(ip)
+                raise
             audit.record(
                 action=actions.USER_GUEST_UPGRADED if was else actions.USER_SIGNED_UP,
                 actor=user,

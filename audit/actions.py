@@ -60,6 +60,16 @@ DISPUTE_PROPOSAL_REFUSED = "dispute.proposal_refused"
 RATING_CHANGED = "rating.changed"
 RATING_RECOMPUTED = "rating.recomputed"
 
+# Fair play (issue 33): blocks between players, sanctions by moderators.
+PLAYER_BLOCKED = "fairplay.blocked"
+PLAYER_UNBLOCKED = "fairplay.unblocked"
+SANCTION_GIVEN = "fairplay.sanction_given"
+SANCTION_LIFTED = "fairplay.sanction_lifted"
+PLAYER_REPORTED = "fairplay.reported"
+REPORTS_CLOSED = "fairplay.reports_closed"
+SANCTION_APPEALED = "fairplay.appealed"
+APPEAL_DECIDED = "fairplay.appeal_decided"
+
 # Admin
 ADMIN_ACTION = "admin.action"
 
@@ -129,6 +139,19 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         [
             (RATING_CHANGED, "Rating changed"),
             (RATING_RECOMPUTED, "Ratings recomputed after a void"),
+        ],
+    ),
+    (
+        "Fair play",
+        [
+            (PLAYER_BLOCKED, "Player blocked another"),
+            (PLAYER_UNBLOCKED, "Player unblocked another"),
+            (SANCTION_GIVEN, "Sanction given by a moderator"),
+            (SANCTION_LIFTED, "Sanction lifted"),
+            (PLAYER_REPORTED, "Player reported another"),
+            (REPORTS_CLOSED, "Reports of a player closed without a sanction"),
+            (SANCTION_APPEALED, "Sanction appealed"),
+            (APPEAL_DECIDED, "Appeal of a sanction decided"),
         ],
     ),
     ("Admin", [(ADMIN_ACTION, "Admin action")]),

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "audit",
     "ranked",
     "disputes",
+    "fairplay",
 ]
 
 MIDDLEWARE = [
@@ -205,12 +206,18 @@ SIGN_IN_WINDOW = 15 * 60
 # per client address, so the reset form cannot flood someone's mailbox.
 PASSWORD_RESETS_PER_EMAIL = 3
 PASSWORD_RESETS_PER_IP = 10
-# New accounts per address an hour (accounts.throttle.sign_up_allowed).
+# New accounts per address an hour (accounts.throttle.take_sign_up).
 SIGN_UPS_PER_IP = int(os.environ.get("SIGN_UPS_PER_IP") or 10)
 # Guest players one address may get an hour (accounts.views.player_for); rooms one player may
 # have waiting for players, and open in an hour (games.services._may_open_room); sockets one
 # session may hold open in one server process (games.live.consumers).
 GUESTS_PER_IP = int(os.environ.get("GUESTS_PER_IP") or 30)
+# Reliability (fairplay.reliability): the figure is shown after this many counted matches;
+# below POOR_BELOW percent a player meets others of poor reliability first in the queues;
+# below RANKED_MIN_RELIABILITY percent they cannot join a ranked queue.
+RELIABILITY_MIN_MATCHES = int(os.environ.get("RELIABILITY_MIN_MATCHES") or 5)
+RELIABILITY_POOR_BELOW = int(os.environ.get("RELIABILITY_POOR_BELOW") or 80)
+RANKED_MIN_RELIABILITY = int(os.environ.get("RANKED_MIN_RELIABILITY") or 50)
 ROOMS_WAITING_PER_PLAYER = int(os.environ.get("ROOMS_WAITING_PER_PLAYER") or 10)
 ROOMS_PER_PLAYER_HOUR = int(os.environ.get("ROOMS_PER_PLAYER_HOUR") or 60)
 SOCKETS_PER_SESSION = int(os.environ.get("SOCKETS_PER_SESSION") or 12)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -36,11 +36,14 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import is_guest
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
+from fairplay import reliability
+from fairplay import selectors as fair_selectors
 from games import services
 from games.engine import RULESETS
 from games.match.errors import ServiceError
@@ -88,7 +91,11 @@ def lobby_group(user_id: int) -> str:
 
 
 class QueueError(ServiceError):
-    """A refused join or cancel; ``code`` as in `games.match.errors`, ``message`` for a person."""
+    """A refused join or cancel; ``code`` as in `games.match.errors`, ``message`` for a person
+    (and ``suspended``: a moderator's ranked suspension; ``unreliable``: reliability below
+    ``RANKED_MIN_RELIABILITY``)."""
+
+    codes = ServiceError.codes | {"suspended", "unreliable"}
 
 
 def _check_queue(queue: str) -> str:
@@ -119,8 +126,15 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
             "forbidden", "Ranked play is for accounts: sign up or sign in to join a ranked queue"
         )
     with transaction.atomic():
-        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        me = (
+            get_user_model()
+            .objects.select_for_update()
+            .filter(pk=user.pk)
+            .annotate(suspended=fair_selectors.is_suspended())
+            .first()
+        )
         if ranked:
+            _check_fair_play(user, suspended=bool(me is not None and me.suspended))
             busy = _active_ranked(user)
             if busy is not None:
                 raise QueueError(
@@ -151,6 +165,29 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
         log.warning("quick match: the sweep after %s joined failed; the clock's will do", user)
     entry.refresh_from_db()
     return entry
+
+
+def _check_fair_play(user: Any, *, suspended: bool) -> None:
+    """Ranked entry conditions (fairplay): no suspension in force (read under the user's
+    lock), reliability high enough."""
+    held = fair_selectors.suspension(user) if suspended else None
+    if held is not None:
+        until = held.expires_at.strftime("%Y-%m-%d %H:%M UTC") if held.expires_at else ""
+        raise QueueError(
+            "suspended",
+            _("A moderator suspended you from ranked play until %(until)s: %(reason)s")
+            % {"until": until, "reason": held.reason},
+        )
+    record = reliability.record(user.pk)
+    if record.below_ranked:
+        raise QueueError(
+            "unreliable",
+            _(
+                "Your reliability is %(figure)s: ranked play needs %(least)d%%. Finish your "
+                "casual matches to raise it."
+            )
+            % {"figure": record.shown, "least": reliability.ranked_min()},
+        )
 
 
 def cancel(*, user: Any, ip: str | None = None) -> Entry | None:
@@ -235,18 +272,27 @@ class Waiting:
 
     entry: Entry
     waited: float
+    poor: bool = False  # poor reliability (fairplay.reliability): meets the poor first
 
     @property
     def reach(self) -> float:
         return window(self.waited)
 
 
-def groups(waiting: Sequence[Waiting], size: int, *, ranked: bool) -> list[list[Waiting]]:
+def groups(
+    waiting: Sequence[Waiting],
+    size: int,
+    *,
+    ranked: bool,
+    apart: Collection[frozenset[int]] = (),
+) -> list[list[Waiting]]:
     """Who plays whom: longest waiter first, each with the nearest ratings within their window
     (the longest waiter's window is the widest); one who finds too few stays free to join a
     later waiter's table. Casual queues take whoever waits longest, and when the longest
     waiter has waited `bot_after` seconds, the players there are (fewer than a table) sit down
-    with bots in the empty seats: a group shorter than `size`."""
+    with bots in the empty seats: a group shorter than `size`. Within the reach, players of
+    the anchor's reliability (poor or not, `Waiting.poor`) come first, so the poor meet each
+    other first; no group holds a pair of users in `apart` (a block)."""
     order = sorted(waiting, key=lambda w: (w.entry.joined_at, w.entry.pk))
     made: list[list[Waiting]] = []
     taken: set[int] = set()
@@ -258,14 +304,26 @@ def groups(waiting: Sequence[Waiting], size: int, *, ranked: bool) -> list[list[
             reach, at = anchor.reach, anchor.entry.ordinal
             near = sorted(
                 (w for w in free if abs(w.entry.ordinal - at) <= reach),
-                key=lambda w, at=at: abs(w.entry.ordinal - at),
+                key=lambda w, at=at, poor=anchor.poor: (
+                    w.poor != poor,
+                    abs(w.entry.ordinal - at),
+                ),
             )
         else:
-            near = free
-        if len(near) >= size - 1:
-            group = [anchor, *near[: size - 1]]
+            near = sorted(free, key=lambda w, poor=anchor.poor: w.poor != poor)  # stable
+        chosen: list[Waiting] = []
+        for w in near:
+            if len(chosen) == size - 1:
+                break
+            if any(
+                frozenset((w.entry.user_id, c.entry.user_id)) in apart for c in [anchor, *chosen]
+            ):
+                continue
+            chosen.append(w)
+        if len(chosen) >= size - 1:
+            group = [anchor, *chosen]
         elif not ranked and anchor.waited >= bot_after():
-            group = [anchor, *near]  # bots fill the rest
+            group = [anchor, *chosen]  # bots fill the rest
         else:
             continue  # nobody near enough yet: a later waiter may take them in
         made.append(group)
@@ -306,8 +364,13 @@ def _sweep(queue: str, ranked: bool) -> int:
         if not rows:
             return 0
         now = db_now()
-        waiting = [Waiting(e, (now - e.joined_at).total_seconds()) for e in rows]
-        for group in groups(waiting, size, ranked=ranked):
+        ids = [e.user_id for e in rows]
+        # Fair play (fairplay): blocks keep pairs apart; reliability orders the choice, so it
+        # is read only when there is a choice (more waiting than one table).
+        poor = reliability.poor_players(ids) if len(rows) > size else set()
+        apart = fair_selectors.blocked_pairs(ids)
+        waiting = [Waiting(e, (now - e.joined_at).total_seconds(), e.user_id in poor) for e in rows]
+        for group in groups(waiting, size, ranked=ranked, apart=apart):
             match = _seat(group, rules=rules, size=size, ranked=ranked)
             if match is not None:
                 made.append((match, [w.entry.user_id for w in group]))
@@ -329,6 +392,16 @@ def _seat(group: list[Waiting], *, rules: str, size: int, ranked: bool) -> Match
             )
             if len(locked) != len(ids):
                 return None  # someone is joining or cancelling right now: next sweep
+            # Under the players' locks (fairplay.services takes them too): a block or a
+            # suspension committed since the sweep read them still holds.
+            if fair_selectors.blocked_pairs(ids):
+                return None
+            held = fair_selectors.suspended(ids) if ranked else set()
+            if held:
+                for entry in entries:
+                    if entry.user_id in held:
+                        _end(entry, Entry.State.CANCELLED)  # out of the queue: told on join
+                return None
             users = {u.pk: u for u in locked}
             corners_needed = size - len(entries)
             bots: dict[int, str] = {}

@@ -20,6 +20,7 @@ from openskill.models import PlackettLuce
 
 from audit import actions
 from audit import services as audit
+from fairplay.selectors import off_leaderboards
 from games.models import Match, Status
 
 from .models import Queue, Rating
@@ -225,9 +226,11 @@ def rerate(queue: str, *, reason: str = "") -> dict[int, Result]:
 
 
 def leaderboard(queue: str, *, limit: int = 100) -> list[Rating]:
-    """The queue's players by ``mu - 3 sigma``, best first, once they have played enough."""
+    """The queue's players by ``mu - 3 sigma``, best first, once they have played enough;
+    not those a moderator's mark takes off the leaderboards (fairplay)."""
     return list(
         Rating.objects.filter(queue=queue, games__gte=leaderboard_min_games())
+        .exclude(user_id__in=off_leaderboards())
         .select_related("user")
         .order_by("-ordinal", "user_id")[:limit]
     )

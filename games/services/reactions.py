@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models.functions import Now
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.match.errors import ServiceError
@@ -66,8 +67,10 @@ def match_react(*, match_id: int, user: Any, reaction: str) -> dict[str, Any]:
             raise ReactionError("not_found", "There is no such match") from None
         if match.mode not in ONLINE:
             raise ReactionError("bad_request", "Reactions are for online rooms")
-        if match.status not in (Status.ACTIVE, Status.FINISHED):
+        if match.status == Status.WAITING:
             raise ReactionError("over", "Reactions open when the match starts")
+        if match.status != Status.ACTIVE:  # finished, aborted or void: nothing to react to
+            raise ReactionError("over", gettext("The match is over: reactions are closed"))
         seat = Seat.objects.filter(match=match, user=user).order_by("corner").first()
         if seat is None:
             raise ReactionError("not_seated", "You are watching: only players react")

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.addresses import client_ip
 from accounts.views import player_for
+from fairplay.selectors import blocked_by
 from games import services
 from games.live import tickets, watchers
 from games.match import rooms
@@ -119,6 +120,7 @@ def _room_extras(
         for s in seats
     )
     quick = match.mode == "friendly" and Entry.objects.filter(match=match).exists()
+    blocked = blocked_by(user) if match.mode in reactions.ONLINE else set()
     again = None
     if match.mode == "ranked":
         again = reverse("play-ranked")
@@ -128,6 +130,8 @@ def _room_extras(
         "reactions": reactions.shown() if match.mode in reactions.ONLINE else {},
         "reaction_icons": sorted(reactions.ICONS),
         "reaction_sprite": static("reactions.svg"),
+        # The corners of players this viewer blocked: their reactions are not shown (fairplay).
+        "hidden_reactions": sorted(s.corner for s in seats if s.user_id in blocked),
         "watchers": watchers.count(match.pk),
         "others_played": others and match.mode != "local",
         "queue": queue_of(match),

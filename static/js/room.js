@@ -18,6 +18,8 @@ const watching = !cfg.mine.length && cfg.mode !== "local";
 document.body.classList.toggle("spectator", watching);
 const BASE_TITLE = document.title;
 const reactionsShown = cfg.reactions || {};
+// Corners of players this viewer blocked (fairplay): their reactions are not shown at all.
+const hiddenReactions = new Set(cfg.hidden_reactions || []);
 let wasMyTurn = false;
 let rollFocus = false; // Roll had the focus when it was pressed: give it back when Roll is back
 let walking = 0; // ms of pawn walking still to watch (a lone move waits for it)
@@ -104,6 +106,7 @@ function words(e) {
     case "connected":
       return lostSeen.has(e.corner) ? fmt(gettext("%(who)s is back"), { who: seatName(e.corner) }) : "";
     case "reaction":
+      if (hiddenReactions.has(e.corner)) return "";
       return fmt(gettext("%(who)s: %(text)s"), { who: seatName(e.corner), text: reactionsShown[e.r] || e.r });
     case "rematch":
       return fmt(gettext("%(who)s opened a rematch"), { who: seatName(e.by) });
@@ -304,7 +307,7 @@ function reactionNode(key, className = "bubble") {
 }
 
 function showReaction(e) {
-  if (muteReactions()) return;
+  if (muteReactions() || hiddenReactions.has(e.corner)) return;
   const bubble = reactionNode(e.r);
   bubble.dataset.corner = e.corner;
   // Beside the sender in the list of players (drawn with the seats, which are redrawn often).
@@ -486,6 +489,8 @@ function render(animate = false) {
   $("replay-link").hidden = snap.status !== "finished";
   // Over: no Roll button left standing; the result panel instead.
   $("roll").hidden = over || watching;
+  // Reactions close with the match (the server refuses them then: code "over").
+  if ($("reactions")) $("reactions").hidden = over;
   $("die-button").classList.toggle("watch-only", watching);
   renderResult();
   const handed = (snap.seats || []).some((s) => s.you && s.away);
