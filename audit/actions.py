@@ -55,6 +55,14 @@ DISPUTE_PROPOSAL_REFUSED = "dispute.proposal_refused"
 RATING_CHANGED = "rating.changed"
 RATING_RECOMPUTED = "rating.recomputed"
 
+# Tournaments
+TOURNAMENT_CREATED = "tournament.created"
+TOURNAMENT_JOINED = "tournament.joined"
+TOURNAMENT_WITHDRAWN = "tournament.withdrawn"
+TOURNAMENT_RESULT = "tournament.result"
+TOURNAMENT_GAME_VOIDED = "tournament.game_voided"
+TOURNAMENT_FINISHED = "tournament.finished"
+
 # Admin
 ADMIN_ACTION = "admin.action"
 
@@ -123,6 +131,17 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         [
             (RATING_CHANGED, "Rating changed"),
             (RATING_RECOMPUTED, "Ratings recomputed after a void"),
+        ],
+    ),
+    (
+        "Tournaments",
+        [
+            (TOURNAMENT_CREATED, "Tournament created"),
+            (TOURNAMENT_JOINED, "Joined a tournament (or came back)"),
+            (TOURNAMENT_WITHDRAWN, "Withdrew from a tournament (or paused)"),
+            (TOURNAMENT_RESULT, "Tournament game result counted"),
+            (TOURNAMENT_GAME_VOIDED, "Tournament game voided or counted again"),
+            (TOURNAMENT_FINISHED, "Tournament finished: final standings"),
         ],
     ),
     ("Admin", [(ADMIN_ACTION, "Admin action")]),

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "audit",
     "ranked",
     "disputes",
+    "tournaments",
 ]
 
 MIDDLEWARE = [
