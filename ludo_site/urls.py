@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("accounts.page_urls")),
     path("play/", include("ranked.urls")),
     path("disputes/", include("disputes.urls")),
+    path("tournaments/", include("tournaments.urls")),
     path("admin/", admin.site.urls),
     path("", include("games.web.urls")),
 ]

@@ -89,6 +89,11 @@ class Player(models.Model):
     byes = models.PositiveIntegerField(default=0)
     buchholz = models.IntegerField(default=0)
     rank = models.PositiveIntegerField(default=0)
+    last_table = models.JSONField(default=list, blank=True)  # user ids of their last game
+    # The game they are playing now (None between games).
+    game = models.ForeignKey(
+        "Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["rank", "pk"]

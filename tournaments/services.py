@@ -380,6 +380,7 @@ def game_ended(match_id: int) -> Game | None:
             )
         else:
             return game
+        Player.objects.filter(tournament=t, game=game).update(game=None)
         _publish(t)
         if t.state == State.FINISHED:
             _record_final(t, again=True)
@@ -445,34 +446,20 @@ def _tick_one(t: Tournament, now: datetime) -> int:
 
 
 def _busy(t: Tournament) -> set[int]:
-    busy: set[int] = set()
-    for users in Game.objects.filter(tournament=t, status=Game.Status.PLAYING).values_list(
-        "users", flat=True
-    ):
-        busy.update(int(u) for u in users)
-    return busy
-
-
-def _last_tables(t: Tournament) -> dict[int, frozenset[int]]:
-    last: dict[int, frozenset[int]] = {}
-    for game in Game.objects.filter(tournament=t).exclude(status=Game.Status.BYE).order_by("pk"):
-        table = frozenset(int(u) for u in game.users)
-        for u in table:
-            last[u] = table
-    return last
+    return set(
+        Player.objects.filter(tournament=t, game__isnull=False).values_list("user_id", flat=True)
+    )
 
 
 def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
-    busy = _busy(t)
-    players = [
-        p
-        for p in Player.objects.filter(tournament=t, status=Player.Status.ACTIVE)
-        if p.user_id not in busy
-    ]
+    players = list(
+        Player.objects.filter(tournament=t, status=Player.Status.ACTIVE, game__isnull=True).only(
+            "user_id", "score", "rating", "last_table"
+        )
+    )
     blocked = fair_play_blocked(p.user_id for p in players)
-    last = _last_tables(t)
     return [
-        pairing.ArenaPlayer(p.user_id, p.score, p.rating, last.get(p.user_id, frozenset()))
+        pairing.ArenaPlayer(p.user_id, p.score, p.rating, frozenset(p.last_table))
         for p in players
         if p.user_id not in blocked
     ]
@@ -541,9 +528,13 @@ def _open_game(t: Tournament, users: Sequence[int], round_: int) -> Game | None:
             )
             for user in seated[1:]:
                 match_services.match_join(code=match.code, user=user)
-            return Game.objects.create(
+            game = Game.objects.create(
                 tournament=t, round=round_, match=match, users=[u.pk for u in seated]
             )
+            Player.objects.filter(tournament=t, user_id__in=list(users)).update(
+                game=game, last_table=[u.pk for u in seated]
+            )
+            return game
     except (ServiceError, KeyError) as exc:
         log.info("tournament %s: table %s not seated: %s", t.code, list(users), exc)
         return None
