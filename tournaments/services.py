@@ -15,8 +15,11 @@ import logging
 import secrets
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -32,7 +35,7 @@ from games.models import Match, Status
 from ranked.models import Rating
 from ranked.ratings import MU, QUEUE_RULES, SIGMA, ordinal
 
-from . import pairing
+from . import pairing, selectors
 from .models import Game, Kind, Player, State, Tournament
 
 log = logging.getLogger(__name__)
@@ -310,6 +313,23 @@ def _publish(t: Tournament) -> None:
                 setattr(player, f, new[f])
             changed.append(player)
     Player.objects.bulk_update(changed, list(PUBLISHED))
+    transaction.on_commit(partial(broadcast, t.pk))
+
+
+def broadcast(tournament_id: int) -> None:
+    """Send the event's standings to its sockets (after commit; best effort: the page polls
+    the JSON endpoint too)."""
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        t = Tournament.objects.get(pk=tournament_id)
+        data = selectors.standings_data(t)
+        async_to_sync(layer.group_send)(
+            selectors.group_name(t.code), {"type": "tournament.standings", "d": data}
+        )
+    except Exception:  # noqa: BLE001 - the JSON endpoint is the truth; pages poll it
+        log.exception("tournaments: broadcasting %s failed", tournament_id)
 
 
 def publish(code: str) -> None:

@@ -20,9 +20,9 @@ from games.match.errors import ServiceError
 
 from . import services
 from .models import Game, Kind, Player, State, Tournament
+from .selectors import standings_data
 from .verify import verify_tournament
 
-STANDINGS_SHOWN = 100  # rows on the page and in the JSON (plus the viewer's own)
 GAMES_SHOWN = 30
 
 
@@ -63,83 +63,6 @@ def _card(t: Tournament, now: Any) -> dict[str, Any]:
         if t.state == State.FINISHED
         else None,
     }
-
-
-def standings_data(t: Tournament, user: Any = None) -> dict[str, Any]:
-    """What the page shows live: the state, the round, the top rows (and the viewer's), the
-    games being played. The socket sends the same (without the viewer's part)."""
-    rows = list(
-        Player.objects.filter(tournament=t)
-        .select_related("user")
-        .order_by("rank", "pk")[:STANDINGS_SHOWN]
-    )
-    mine = None
-    uid = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
-    if uid is not None:
-        mine = (
-            Player.objects.filter(tournament=t, user_id=uid)
-            .select_related("user", "game__match")
-            .first()
-        )
-        if mine is not None and all(r.pk != mine.pk for r in rows):
-            rows.append(mine)
-    games = list(
-        Game.objects.filter(tournament=t, status=Game.Status.PLAYING)
-        .select_related("match")
-        .order_by("-pk")[:GAMES_SHOWN]
-    )
-    names = {r.user_id: r.user.shown_name for r in rows}
-    missing = {int(u) for g in games for u in g.users} - set(names)
-    if missing:
-        names.update(
-            {
-                p.user_id: p.user.shown_name
-                for p in Player.objects.filter(tournament=t, user_id__in=missing).select_related(
-                    "user"
-                )
-            }
-        )
-    data: dict[str, Any] = {
-        "code": t.code,
-        "state": t.state,
-        "round": t.round,
-        "rounds": t.rounds,
-        "players": t.players.count(),
-        "rows": [
-            {
-                "rank": r.rank,
-                "user": r.user_id,
-                "name": r.user.shown_name,
-                "username": r.user.username,
-                "score": r.score,
-                "games": r.games,
-                "wins": r.wins,
-                "streak": r.streak,
-                "buchholz": r.buchholz,
-                "status": r.status,
-            }
-            for r in rows
-        ],
-        "games": [
-            {
-                "code": g.match.code,
-                "url": f"/r/{g.match.code}/",
-                "round": g.round,
-                "players": [names.get(int(u), "?") for u in g.users],
-            }
-            for g in games
-            if g.match is not None
-        ],
-    }
-    if mine is not None:
-        current = mine.game
-        data["you"] = {
-            "status": mine.status,
-            "rank": mine.rank,
-            "score": mine.score,
-            "game": f"/r/{current.match.code}/" if current and current.match else None,
-        }
-    return data
 
 
 @require_GET
