@@ -37,6 +37,10 @@ def _wants_json(request: HttpRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
+def _place(place: int | None) -> str:
+    return {1: _("1st"), 2: _("2nd"), 3: _("3rd"), 4: _("4th")}.get(place or 0, "")
+
+
 @require_GET
 def tournament_list(request: HttpRequest) -> HttpResponse:
     now = db_now()
@@ -80,6 +84,16 @@ def tournament_page(request: HttpRequest, code: str) -> HttpResponse:
         .select_related("match")
         .order_by("-ended_at", "-pk")[:GAMES_SHOWN]
     )
+    names = dict(Player.objects.filter(tournament=t).values_list("user_id", "user__display_name"))
+    logins = dict(Player.objects.filter(tournament=t).values_list("user_id", "user__username"))
+    finished_games = list(finished_games)
+    for g in finished_games:
+        g.names = [names.get(int(u)) or logins.get(int(u), "?") for u in g.users]
+        places = {int(u): p for u, p in (g.places or {}).items()}
+        ordered = sorted(
+            zip(g.names, g.users, strict=True), key=lambda pair: places.get(int(pair[1])) or 99
+        )
+        g.placed = [(n, _place(places.get(int(u)))) for n, u in ordered]
     return render(
         request,
         "tournaments/detail.html",
