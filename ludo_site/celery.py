@@ -32,12 +32,13 @@ app.conf.beat_schedule = {
         "schedule": SWEEP_EVERY_SECONDS,
         "options": {"expires": 5 * SWEEP_EVERY_SECONDS},
     },
-    # Tournaments: start, pair, next round, finish (every tick); and the site's own hourly
-    # and daily events, opened six hours ahead (every ten minutes; opening twice is harmless).
+    # Tournaments: start, pair, next round, finish (every second, or the shorter tick); and
+    # the site's own hourly and daily events, opened six hours ahead (every ten minutes;
+    # opening twice is harmless).
     "tick-tournaments": {
         "task": "tournaments.tick",
-        "schedule": SWEEP_EVERY_SECONDS,
-        "options": {"expires": 5 * SWEEP_EVERY_SECONDS},
+        "schedule": max(SWEEP_EVERY_SECONDS, 1.0),
+        "options": {"expires": 5.0},
     },
     "schedule-tournaments": {"task": "tournaments.schedule", "schedule": 600.0},
     # The audit chain's head into the logs, kept apart from the database: an anchor that
