@@ -424,19 +424,25 @@ def _pause_absent(t: Tournament, match: Match) -> None:
 
 def tick(now: datetime | None = None) -> int:
     """What time makes happen in every event not over: start, pair, next round, finish.
-    Each event is locked with SKIP LOCKED (ticks side by side share them out). Returns the
-    games opened."""
+    Each event is locked with SKIP LOCKED (ticks side by side share them out). An arena's
+    tables are chosen under that lock, then each is opened in a transaction of its own (the
+    first players start at once, and nobody waits for a thousand others' matches). Returns
+    the games opened."""
     now = now or db_now()
     opened = 0
     due = Tournament.objects.filter(
         state__in=[State.UPCOMING, State.RUNNING], starts_at__lte=now
     ).values_list("pk", flat=True)
     for pk in list(due):
+        tables: list[list[int]] = []
         with transaction.atomic():
             t = Tournament.objects.select_for_update(skip_locked=True).filter(pk=pk).first()
             if t is None or t.state not in (State.UPCOMING, State.RUNNING):
                 continue
             opened += _tick_one(t, now)
+            if t.kind == Kind.ARENA and t.state == State.RUNNING and now < ends_at(t):
+                tables = arena_tables(t)
+        opened += sum(open_arena_table(pk, table, now) for table in tables)
     return opened
 
 
@@ -447,11 +453,9 @@ def _tick_one(t: Tournament, now: datetime) -> int:
         t.save(update_fields=["state", "started_at"])
     playing = Game.objects.filter(tournament=t, status=Game.Status.PLAYING)
     if t.kind == Kind.ARENA:
-        if now >= ends_at(t):
-            if not playing.exists():
-                _finish(t, now)
-            return 0
-        return pair_arena(t)
+        if now >= ends_at(t) and not playing.exists():
+            _finish(t, now)
+        return 0  # the tick pairs a running arena (`arena_tables`, `open_arena_table`)
     if t.round == 0 or not playing.filter(round=t.round).exists() or now >= round_deadline(t):
         if t.round >= t.rounds:
             if not playing.exists():
@@ -485,10 +489,24 @@ def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
     ]
 
 
-def pair_arena(t: Tournament) -> int:
-    """Seat the arena's free players (inside the tick's transaction, the event locked)."""
-    tables = pairing.pair_arena(free_arena_players(t), table_size(t))
-    return sum(_open_game(t, table, 0) is not None for table in tables)
+def arena_tables(t: Tournament) -> list[list[int]]:
+    """The tables the arena's free players would sit at now (user ids)."""
+    return pairing.pair_arena(free_arena_players(t), table_size(t))
+
+
+def open_arena_table(tournament_id: int, users: Sequence[int], now: datetime) -> bool:
+    """Open one arena table in its own transaction, if the event still runs and every player
+    at it is still active and free (checked under the event's lock)."""
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if t.state != State.RUNNING or now >= ends_at(t):
+            return False
+        free = Player.objects.filter(
+            tournament=t, user_id__in=list(users), status=Player.Status.ACTIVE, game__isnull=True
+        ).count()
+        if free != len(users):
+            return False
+        return _open_game(t, users, 0) is not None
 
 
 def start_round(t: Tournament, now: datetime) -> int:
