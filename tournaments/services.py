@@ -464,6 +464,8 @@ def _tick_one(t: Tournament, now: datetime) -> int:
         if t.round == 0 and Player.objects.filter(
             tournament=t, status=Player.Status.ACTIVE
         ).count() < table_size(t):
+            if now >= t.starts_at + scaled(t.minutes * 60):
+                _cancel(t, now)  # nobody to play with for a whole round's time
             return 0  # not enough players yet: the first round waits for them
         return start_round(t, now)
     return 0
@@ -584,6 +586,17 @@ def _finish(t: Tournament, now: datetime) -> None:
     t.save(update_fields=["state", "finished_at"])
     _publish(t)
     _record_final(t, again=False)
+
+
+def _cancel(t: Tournament, now: datetime) -> None:
+    t.state = State.CANCELLED
+    t.finished_at = now
+    t.save(update_fields=["state", "finished_at"])
+    audit.record(
+        action=actions.TOURNAMENT_FINISHED,
+        obj=t,
+        extra={"code": t.code, "cancelled": True, "why": "too few players", "standings": []},
+    )
 
 
 def _record_final(t: Tournament, *, again: bool) -> None:

@@ -17,7 +17,7 @@ from audit import actions
 from audit.clock import db_now
 from audit.models import AuditEntry
 from games import services as match_services
-from games.models import Match
+from games.models import Match, Seat
 from ranked.models import Rating
 from tournaments import services
 from tournaments.models import Game, Player, State, Tournament
@@ -282,3 +282,57 @@ def test_recount_counts_a_game_the_hook_missed(make_users: Callable[[int], list[
     assert Game.objects.get(pk=game.pk).status == Game.Status.PLAYING
     assert services.recount() == 1
     assert Player.objects.get(tournament=t, user=a).score == 2
+
+
+def test_swiss_without_enough_players_is_cancelled_after_a_round_s_time(
+    make_users: Callable[[int], list[User]],
+) -> None:
+    (a,) = make_users(1)
+    t = event("swiss", "duel", rounds=3, minutes=10)
+    services.join(code=t.code, user=a)
+    services.tick()
+    assert Tournament.objects.get(pk=t.pk).state == State.RUNNING  # still waiting for one
+    services.tick(db_now() + timedelta(minutes=11))
+    t.refresh_from_db()
+    assert t.state == State.CANCELLED and t.round == 0
+    entry = AuditEntry.objects.filter(action=actions.TOURNAMENT_FINISHED).get()
+    assert entry.extra_data["cancelled"] is True
+
+
+def test_an_arena_player_the_grace_gave_away_is_paused_not_forfeited(
+    make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
+) -> None:
+    a, b = make_users(2)
+    t = event("arena", "duel")
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    (game,) = playing(t)
+    # The disconnect grace ran out for b (the presence service marks the seat away).
+    Seat.objects.filter(match_id=game.match_id, user=b).update(away=True)
+    finish_game(game, [a.pk, b.pk], django_capture_on_commit_callbacks)
+    paused = Player.objects.get(tournament=t, user=b)
+    assert paused.status == Player.Status.PAUSED and paused.games == 1
+    assert Player.objects.get(tournament=t, user=a).status == Player.Status.ACTIVE
+    why = AuditEntry.objects.filter(action=actions.TOURNAMENT_WITHDRAWN).get()
+    assert why.extra_data["why"] == "absent"
+
+
+def test_a_swiss_withdrawal_is_paired_no_more(
+    make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
+) -> None:
+    a, b, c = make_users(3)
+    t = event("swiss", "duel", rounds=2)
+    for user in (a, b, c):
+        services.join(code=t.code, user=user)
+    services.tick()
+    (game,) = playing(t)
+    assert Game.objects.filter(tournament=t, status=Game.Status.BYE).count() == 1
+    gone = User.objects.get(pk=game.users[1])
+    services.withdraw(code=t.code, user=gone)
+    assert Player.objects.get(tournament=t, user=gone).status == Player.Status.WITHDRAWN
+    finish_game(game, list(game.users), django_capture_on_commit_callbacks)
+    services.tick()
+    assert Tournament.objects.get(pk=t.pk).round == 2
+    for g in Game.objects.filter(tournament=t, round=2):
+        assert gone.pk not in g.users
