@@ -22,6 +22,9 @@ class User(AbstractUser):
         blank=True,
         help_text="The name shown at the table; the username is used when this is blank.",
     )
+    # The language the header's picker chose (a code of settings.LANGUAGES); blank: the
+    # browser's (accounts.language).
+    language = models.CharField(max_length=10, blank=True, default="")
 
     def __str__(self) -> str:
         return self.display_name or self.username

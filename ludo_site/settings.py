@@ -68,10 +68,14 @@ MIDDLEWARE = [
     # The database or Redis down: a 503 that says so (logged with the path), not a 500.
     "ludo_site.middleware.UnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The reader's language: the cookie, then Accept-Language (ludo_site.i18n for the rest).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "accounts.rights.RequestActor",  # who grants rights, for the audit log
+    # ?lang= (the hreflang alternates) or a signed-in player's saved language.
+    "accounts.language.PlayerLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -86,6 +90,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
@@ -212,7 +217,25 @@ CACHES = env.caches(REDIS_URL, REDIS_PREFIX)
 # Email (password reset links): the console unless EMAIL_HOST names an SMTP server.
 globals().update(env.email(os.environ))
 
-LANGUAGE_CODE = "en-us"
+# The site's languages (issue 29): English, then the first wave; ur and ar read right to left.
+# Catalogues in locale/ (locale/README.md: refresh, compile, check).
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", "English"),
+    ("hi", "Hindi"),
+    ("bn", "Bengali"),
+    ("ur", "Urdu"),
+    ("ar", "Arabic"),
+    ("id", "Indonesian"),
+    ("pt-br", "Brazilian Portuguese"),
+    ("es", "Spanish"),
+    ("tr", "Turkish"),
+    ("fr", "French"),
+    ("de", "German"),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

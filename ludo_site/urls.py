@@ -2,6 +2,9 @@
 
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
+
+from accounts.language import choose_language
 
 urlpatterns = [
     path("", include("games.web.page_urls")),
@@ -11,5 +14,8 @@ urlpatterns = [
     path("disputes/", include("disputes.urls")),
     path("tournaments/", include("tournaments.urls")),
     path("admin/", admin.site.urls),
+    # Issue 29: the header's language picker and the scripts' catalogue (global gettext).
+    path("i18n/setlang/", choose_language, name="set_language"),
+    path("i18n/js/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("games.web.urls")),
 ]

@@ -9,6 +9,7 @@
 // quarter, last_track, goal, safe and stars (absolute track squares), colours and marks by
 // corner, bonus squares by absolute square. Coordinates follow RULES.md: a pawn's progress
 // counts from its own start square; -1 is the yard, `goal` is home.
+import { colourName, fmt, gettext } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const MARKS = { red: "dot", blue: "diamond", green: "bar", yellow: "triangle" };
@@ -132,11 +133,11 @@ function star(parent, [x, y], r) {
 }
 
 const BONUS_LABEL = { double: "×2", control: "⚄", plus: "+1" };
-const BONUS_NAME = { double: "Double roll", control: "Dice control", shield: "Shield", plus: "+1 extra roll" };
+const BONUS_NAME = { double: gettext("Double roll"), control: gettext("Dice control"), shield: gettext("Shield"), plus: gettext("+1 extra roll") };
 
 /** Draws the board into `svg` and keeps its pawns in step with each snapshot. */
 export class Board {
-  constructor(svg, config, { onChoose = null, label = "Ludo board" } = {}) {
+  constructor(svg, config, { onChoose = null, label = gettext("Ludo board") } = {}) {
     this.svg = svg;
     this.config = config;
     this.geo = new Geometry(config);
@@ -299,7 +300,7 @@ export class Board {
         num.textContent = m && numbered ? String(p.pawn + 1) : "";
         node.classList.toggle("numbered", Boolean(m && numbered));
         const label = this.pawnLabel(p.corner, p.pawn, p.progress, Boolean(m));
-        node.setAttribute("aria-label", shielded.has(id) ? `${label}, shielded` : label);
+        node.setAttribute("aria-label", shielded.has(id) ? fmt(gettext("%(pawn)s, shielded"), { pawn: label }) : label);
         if (m) this.pawnLayer.appendChild(node); // lit pawns on top
       });
     }
@@ -397,9 +398,8 @@ export class Board {
   }
 
   pawnLabel(corner, pawn, progress, movable) {
-    const colour = this.colour(corner);
-    const name = `${colour[0].toUpperCase()}${colour.slice(1)} pawn ${pawn + 1}`;
-    return `${name}, ${describePlace(this.geo, corner, progress)}${movable ? ", can move" : ""}`;
+    const values = { colour: colourName(this.colour(corner)), pawn: pawn + 1, place: describePlace(this.geo, corner, progress) };
+    return fmt(movable ? gettext("%(colour)s pawn %(pawn)s, %(place)s, can move") : gettext("%(colour)s pawn %(pawn)s, %(place)s"), values);
   }
 
   pawnNode(corner, pawn) {
@@ -527,18 +527,29 @@ export class Board {
   }
 }
 
-/** Where a pawn is, in words: "in the yard", "on square 14 (safe)", "home column 2 of 5". */
-export function describePlace(geo, corner, progress) {
-  if (progress < 0) return "in the yard";
+/** Where a pawn is, in words: "in the yard", "on square 14 (safe)", "home column 2 of 5".
+ * `form`: "at" (where it stands), "from" (where a move leaves), "to" (where it arrives). */
+export function describePlace(geo, corner, progress, form = "at") {
+  if (progress < 0) return form === "from" ? gettext("out of the yard") : gettext("in the yard");
   if (progress <= geo.lastTrack) {
     const s = geo.absolute(corner, progress);
     const safe = (geo.config.safe || []).includes(s);
-    return `on square ${s}${progress === 0 ? " (its start)" : safe ? " (safe)" : ""}`;
+    if (form === "from") {
+      if (progress === 0) return fmt(gettext("from square %(square)s (its start)"), { square: s });
+      return fmt(safe ? gettext("from square %(square)s (safe)") : gettext("from square %(square)s"), { square: s });
+    }
+    if (form === "to") return fmt(gettext("to square %(square)s"), { square: s });
+    if (progress === 0) return fmt(gettext("on square %(square)s (its start)"), { square: s });
+    return fmt(safe ? gettext("on square %(square)s (safe)") : gettext("on square %(square)s"), { square: s });
   }
   const cols = geo.layout.column.length;
   const k = progress - geo.lastTrack;
-  if (k > cols) return "home";
-  return `in the home ${geo.size === 40 ? "row" : "column"}, square ${k} of ${cols}`;
+  if (k > cols) return gettext("home");
+  const values = { square: k, count: cols };
+  const row = geo.size === 40;
+  if (form === "from") return fmt(row ? gettext("from the home row, square %(square)s of %(count)s") : gettext("from the home column, square %(square)s of %(count)s"), values);
+  if (form === "to") return fmt(row ? gettext("into the home row, square %(square)s of %(count)s") : gettext("into the home column, square %(square)s of %(count)s"), values);
+  return fmt(row ? gettext("in the home row, square %(square)s of %(count)s") : gettext("in the home column, square %(square)s of %(count)s"), values);
 }
 
 const PIPS = {

@@ -1,6 +1,7 @@
 // The quick-match page: join a queue, see the waiting time and the rating window, cancel.
 // The server matches; the lobby socket says where the room is, and the page polls the status
 // endpoint as a fallback whenever the socket is down.
+import { fmt, gettext } from "./i18n.js";
 const cfg = JSON.parse(document.getElementById("lobby-config").textContent);
 const rules = JSON.parse(document.getElementById("lobby-settings").textContent);
 const $ = (id) => document.getElementById(id);
@@ -51,7 +52,7 @@ function show(next, go = true) {
   if (state.state === "waiting") {
     waitedAt = state.waited || 0;
     sinceMs = performance.now();
-    $("waiting-queue").textContent = `${state.label} (${state.ranked ? "ranked" : "casual"})`;
+    $("waiting-queue").textContent = fmt(state.ranked ? gettext("%(queue)s (ranked)") : gettext("%(queue)s (casual)"), { queue: state.label });
     $("window-line").hidden = !state.ranked;
     $("bot-line").hidden = !!state.ranked;
     tick();
@@ -59,7 +60,7 @@ function show(next, go = true) {
   } else if (state.state === "matched") {
     const link = $("room-link");
     link.href = state.url;
-    link.textContent = `go to room ${state.code}`;
+    link.textContent = fmt(gettext("go to room %(code)s"), { code: state.code });
     if (go && !leaving) {
       // Once: the join answer, the lobby socket and a poll may all bring the same news, and
       // a second assign would abort the navigation already under way.
@@ -84,12 +85,12 @@ async function post(form) {
       credentials: "same-origin",
     });
   } catch {
-    showError("The server could not be reached. Check your connection and try again.");
+    showError(gettext("The server could not be reached. Check your connection and try again."));
     return;
   }
   const data = await response.json().catch(() => null);
   if (!response.ok || !data) {
-    const fallback = response.status === 403 ? "Your session has changed: reload the page and try again." : `The server refused (${response.status}).`;
+    const fallback = response.status === 403 ? gettext("Your session has changed: reload the page and try again.") : fmt(gettext("The server refused (%(status)s)."), { status: response.status });
     showError((data && data.error && data.error.message) || fallback);
     return;
   }

@@ -1,11 +1,12 @@
 // The replay viewer: steps through a finished match and re-derives every die roll from
 // the revealed seed in this browser, so nobody has to take the server's word for it.
+import { colourName, fmt, gettext, ngettext } from "./i18n.js";
 import { Board, markIcon } from "./board.js";
 
 const cfg = JSON.parse(document.getElementById("replay-config").textContent);
 const $ = (id) => document.getElementById(id);
 const frames = cfg.frames;
-const board = new Board($("board"), cfg.board, { label: "Ludo board" });
+const board = new Board($("board"), cfg.board, { label: gettext("Ludo board") });
 let at = 0;
 let timer = null; // autoplay
 const STEP_MS = 1100;
@@ -22,7 +23,8 @@ function show(i) {
   board.render(f.position, { animate: walk, turn: f.position.to_play === undefined || f.position.phase === "over" ? null : { corner: f.position.to_play, face: f.position.phase === "move" ? f.position.die || 0 : 0, clock: null } });
   $("slider").value = String(at);
   $("jump").value = String(f.in ?? f.turn); // the turn box follows the step shown
-  $("where-am-i").textContent = `Step ${at} of ${frames.length - 1} · turn ${f.in ?? f.turn}${f.by && f.by !== "player" ? ` · played by ${f.by}` : ""}`;
+  const where = { at, last: frames.length - 1, turn: f.in ?? f.turn, by: f.by };
+  $("where-am-i").textContent = f.by && f.by !== "player" ? fmt(gettext("Step %(at)s of %(last)s · turn %(turn)s · played by %(by)s"), where) : fmt(gettext("Step %(at)s of %(last)s · turn %(turn)s"), where);
   const ul = $("step-events");
   ul.replaceChildren();
   for (const w of f.words.length ? f.words : [f.title]) {
@@ -70,7 +72,7 @@ function allSteps() {
 function pause() {
   clearInterval(timer);
   timer = null;
-  $("play").textContent = "▶ Play";
+  $("play").textContent = gettext("▶ Play");
   $("play").setAttribute("aria-pressed", "false");
 }
 
@@ -80,7 +82,7 @@ $("play").addEventListener("click", () => {
     return;
   }
   if (at === frames.length - 1) show(0);
-  $("play").textContent = "❚❚ Pause";
+  $("play").textContent = gettext("❚❚ Pause");
   $("play").setAttribute("aria-pressed", "true");
   timer = setInterval(() => show(at + 1), STEP_MS);
 });
@@ -123,7 +125,7 @@ async function proof() {
   $("client-seed").textContent = p.client_seed;
   const result = $("proof-result");
   if (!globalThis.crypto || !crypto.subtle) {
-    result.textContent = "This browser cannot check here (Web Crypto needs a secure page); the recipe below works with any HMAC tool.";
+    result.textContent = gettext("This browser cannot check here (Web Crypto needs a secure page); the recipe below works with any HMAC tool.");
     return;
   }
   const committed = hex(await crypto.subtle.digest("SHA-256", enc.encode(p.server_seed))) === p.commitment;
@@ -141,7 +143,7 @@ async function proof() {
     if (!ok) bad += 1;
     const seat = cfg.seats.find((s) => s.corner === r.corner);
     // Rolls are counted from 1 here; the seed message uses the stored number (from 0).
-    for (const text of [die === r.n ? String(r.n + 1) : `${r.n + 1} (replays ${die + 1})`, seat ? seat.colour : String(r.corner), String(r.face), r.chosen ? "chosen (Dice control)" : String(derived)]) {
+    for (const text of [die === r.n ? String(r.n + 1) : fmt(gettext("%(n)s (replays %(die)s)"), { n: r.n + 1, die: die + 1 }), seat ? colourName(seat.colour) : String(r.corner), String(r.face), r.chosen ? gettext("chosen (Dice control)") : String(derived)]) {
       const td = document.createElement("td");
       td.textContent = text;
       tr.appendChild(td);
@@ -156,9 +158,9 @@ async function proof() {
   result.className = committed && !bad ? "ok" : "bad";
   result.textContent = committed
     ? bad
-      ? `The seed matches its commitment, but ${bad} of ${checked} rolls do not match the seed.`
-      : `Checked in your browser: the seed matches its commitment, and all ${checked} rolls match the seed.`
-    : "The revealed seed does NOT match the commitment.";
+      ? fmt(ngettext("The seed matches its commitment, but %(bad)s of %(checked)s roll does not match the seed.", "The seed matches its commitment, but %(bad)s of %(checked)s rolls do not match the seed.", checked), { bad, checked })
+      : fmt(ngettext("Checked in your browser: the seed matches its commitment, and its %(checked)s roll matches the seed.", "Checked in your browser: the seed matches its commitment, and all %(checked)s rolls match the seed.", checked), { checked })
+    : gettext("The revealed seed does NOT match the commitment.");
   result.id = "proof-result";
 }
 

@@ -1,13 +1,14 @@
 // A room: the socket, the controls and the panel beside the board. The server decides
 // everything; this page sends intents (roll, move) and draws each snapshot it gets back.
 import { Board, Geometry, describePlace, drawDie, markIcon } from "./board.js";
+import { colourName, fmt, gettext, ngettext } from "./i18n.js";
 import { muted, play, setMuted } from "./sound.js";
 
 const cfg = JSON.parse(document.getElementById("room-config").textContent);
 const $ = (id) => document.getElementById(id);
 const geo = new Geometry(cfg.board);
 const colours = cfg.board.colours;
-const Name = (corner) => colours[corner][0].toUpperCase() + colours[corner].slice(1);
+const Name = (corner) => colourName(colours[corner]);
 // The server plays a lone legal move by itself after a short pause; this is only a fallback.
 const AUTO_MOVE_MS = 3000;
 
@@ -41,102 +42,110 @@ let sent = 0;
 // the room's state arrives, so no button press is lost. The server still judges it.
 let pending = null;
 
-const board = new Board($("board"), cfg.board, { onChoose: sendMove, label: "Ludo board" });
+const board = new Board($("board"), cfg.board, { onChoose: sendMove, label: gettext("Ludo board") });
 
 // ------------------------------------------------------------------ words
 
-const REASONS = { six: "a six", capture: "a capture", home: "a pawn home", plus: "the +1 square", try: "another try for a six", unusable_six: "a six no pawn could use" };
+const REASONS = { six: gettext("a six"), capture: gettext("a capture"), home: gettext("a pawn home"), plus: gettext("the +1 square"), try: gettext("another try for a six"), unusable_six: gettext("a six no pawn could use") };
 
 function seatName(corner) {
   const seat = (snap.seats || []).find((s) => s.corner === corner);
   if (!seat || !seat.name || seat.name === Name(corner)) return Name(corner);
-  return `${Name(corner)} (${seat.name})`;
+  return fmt(gettext("%(colour)s (%(name)s)"), { colour: Name(corner), name: seat.name });
 }
 
 function words(e) {
   const who = e.corner !== undefined ? Name(e.corner) : "";
   switch (e.kind) {
     case "rolled":
-      return `${who} rolls ${e.face}${e.bonus === "double" ? ` (Double roll: moves ${e.value})` : ""}`;
+      return e.bonus === "double" ? fmt(gettext("%(who)s rolls %(face)s (Double roll: moves %(value)s)"), { who, face: e.face, value: e.value }) : fmt(gettext("%(who)s rolls %(face)s"), { who, face: e.face });
     case "no_move":
-      return `${who} cannot move: ${e.reason}`;
+      return fmt(gettext("%(who)s cannot move: %(reason)s"), { who, reason: e.reason });
     case "six_forfeited":
-      return `${who}'s six number ${e.sixes} in a row is forfeited: no move`;
+      return fmt(gettext("%(who)s's six number %(sixes)s in a row is forfeited: no move"), { who, sixes: e.sixes });
     case "released":
-      return `${who} brings pawn ${e.pawn + 1} out onto the start square`;
+      return fmt(gettext("%(who)s brings pawn %(pawn)s out onto the start square"), { who, pawn: e.pawn + 1 });
     case "moved":
-      return e.square < 0 ? `${who} moves pawn ${e.pawn + 1} up the home column` : `${who} moves pawn ${e.pawn + 1} to square ${e.square}`;
+      return e.square < 0 ? fmt(gettext("%(who)s moves pawn %(pawn)s up the home column"), { who, pawn: e.pawn + 1 }) : fmt(gettext("%(who)s moves pawn %(pawn)s to square %(square)s"), { who, pawn: e.pawn + 1, square: e.square });
     case "captured":
-      return `${Name(e.by)} captures ${who}'s pawn ${e.pawn + 1}: back to the yard`;
+      return fmt(gettext("%(by)s captures %(who)s's pawn %(pawn)s: back to the yard"), { by: Name(e.by), who, pawn: e.pawn + 1 });
     case "home":
-      return `${who}'s pawn ${e.pawn + 1} reaches home`;
+      return fmt(gettext("%(who)s's pawn %(pawn)s reaches home"), { who, pawn: e.pawn + 1 });
     case "finished":
-      return `${who} has every pawn home: place ${e.place}`;
+      return fmt(gettext("%(who)s has every pawn home: place %(place)s"), { who, place: e.place });
     case "extra_roll":
-      return `${who} rolls again for ${(e.reasons || []).map((r) => REASONS[r] || r).join(" and ")}`;
+      return fmt(gettext("%(who)s rolls again for %(reasons)s"), { who, reasons: (e.reasons || []).map((r) => REASONS[r] || r).join(gettext(" and ")) });
     case "turn_passed":
-      return `${seatName(e.to)} to play`;
+      return fmt(gettext("%(who)s to play"), { who: seatName(e.to) });
     case "won":
-      return `${seatName(e.corner)} wins`;
+      return fmt(gettext("%(who)s wins"), { who: seatName(e.corner) });
     case "bonus_picked":
-      return `${who} picks up a ${e.bonus} bonus`;
+      return fmt(gettext("%(who)s picks up a %(bonus)s bonus"), { who, bonus: e.bonus });
     case "shielded":
-      return `${who} shields a pawn`;
+      return fmt(gettext("%(who)s shields a pawn"), { who });
     case "resigned":
-      return `${who} is out (${e.reason})`;
+      return fmt(gettext("%(who)s is out (%(reason)s)"), { who, reason: e.reason });
     case "started":
-      return `The match starts: ${seatName(e.first)} plays first`;
+      return fmt(gettext("The match starts: %(who)s plays first"), { who: seatName(e.first) });
     case "joined":
-      return `${seatName(e.corner)} takes the ${colours[e.corner]} seat`;
+      return fmt(gettext("%(who)s takes the %(colour)s seat"), { who: seatName(e.corner), colour: colourName(colours[e.corner]).toLowerCase() });
     case "timeout":
-      return `${who} ran out of time`;
+      return fmt(gettext("%(who)s ran out of time"), { who });
     case "leave":
-      return e.reason === "disconnected" ? `${seatName(e.corner)} was away too long: out of the match` : `${seatName(e.corner)} left the match (${e.reason})`;
+      return e.reason === "disconnected" ? fmt(gettext("%(who)s was away too long: out of the match"), { who: seatName(e.corner) }) : fmt(gettext("%(who)s left the match (%(reason)s)"), { who: seatName(e.corner), reason: e.reason });
     case "bot_took_seat":
-      return `${who} left: a bot plays the seat`;
+      return fmt(gettext("%(who)s left: a bot plays the seat"), { who });
     case "away":
-      return `${who} is away: the computer plays until they are back`;
+      return fmt(gettext("%(who)s is away: the computer plays until they are back"), { who });
     case "back":
-      return `${who} is back`;
+      return fmt(gettext("%(who)s is back"), { who });
     case "disconnected":
-      return `${seatName(e.corner)} lost the connection`;
+      return fmt(gettext("%(who)s lost the connection"), { who: seatName(e.corner) });
     case "connected":
-      return lostSeen.has(e.corner) ? `${seatName(e.corner)} is back` : "";
+      return lostSeen.has(e.corner) ? fmt(gettext("%(who)s is back"), { who: seatName(e.corner) }) : "";
     case "reaction":
-      return `${seatName(e.corner)}: ${reactionsShown[e.r] || e.r}`;
+      return fmt(gettext("%(who)s: %(text)s"), { who: seatName(e.corner), text: reactionsShown[e.r] || e.r });
     case "rematch":
-      return `${seatName(e.by)} opened a rematch`;
+      return fmt(gettext("%(who)s opened a rematch"), { who: seatName(e.by) });
     case "bot_said":
-      return `${seatName(e.corner)}: ${e.text}`;
+      return fmt(gettext("%(who)s: %(text)s"), { who: seatName(e.corner), text: e.text });
     case "voided":
-      return `The match was voided: ${e.reason}`;
+      return fmt(gettext("The match was voided: %(reason)s"), { reason: e.reason });
     case "unvoided":
-      return "A moderator undid the void: the match counts again";
+      return gettext("A moderator undid the void: the match counts again");
     case "undone":
-      return `Undo: back to ${seatName(e.corner)}'s turn (the rolls and moves since are taken back)`;
+      return fmt(gettext("Undo: back to %(who)s's turn (the rolls and moves since are taken back)"), { who: seatName(e.corner) });
     case "ended":
-      return "The match is over; the dice seed is revealed";
+      return gettext("The match is over; the dice seed is revealed");
     default:
       return "";
   }
 }
 
-/** A legal move in words: which pawn, from where to where, and what it does. */
-function moveWords(m) {
-  const own = m.corner === snap.to_play ? "" : `${Name(m.corner)}'s `;
-  const from = m.from < 0 ? "out of the yard" : `from ${describePlace(geo, m.corner, m.from).replace(/^on /, "")}`;
+/** Where a legal move goes and what it does, in words ("from square 3 to square 7: lands on a
+ * safe square"), without naming the pawn. */
+function movePath(m) {
+  const from = describePlace(geo, m.corner, m.from, "from");
   let to;
-  if (m.from < 0) to = "onto its start square";
-  else if (m.home) to = "home";
-  else if (m.to > geo.lastTrack) to = describePlace(geo, m.corner, m.to).replace(/^in the /, "into the ");
-  else to = `to square ${geo.absolute(m.corner, m.to)}`;
+  if (m.from < 0) to = gettext("onto its start square");
+  else if (m.home) to = gettext("home");
+  else to = describePlace(geo, m.corner, m.to, "to");
   const notes = [];
   if (m.captures && m.captures.length) {
-    notes.push(`captures ${m.captures.map(([c, p]) => `${Name(c)}'s pawn ${p + 1}`).join(" and ")}`);
+    const pawns = m.captures.map(([c, p]) => fmt(gettext("%(colour)s's pawn %(pawn)s"), { colour: Name(c), pawn: p + 1 }));
+    notes.push(fmt(gettext("captures %(pawns)s"), { pawns: pawns.join(gettext(" and ")) }));
   }
-  if (m.safe) notes.push("lands on a safe square");
-  if (m.bonus) notes.push(`picks up ${m.bonus === "plus" ? "+1" : m.bonus}`);
-  return `${own}Pawn ${m.pawn + 1} ${from} ${to}${notes.length ? `: ${notes.join(", ")}` : ""}`;
+  if (m.safe) notes.push(gettext("lands on a safe square"));
+  if (m.bonus) notes.push(fmt(gettext("picks up %(bonus)s"), { bonus: m.bonus === "plus" ? "+1" : m.bonus }));
+  const path = fmt(gettext("%(from)s %(to)s"), { from, to });
+  return notes.length ? fmt(gettext("%(path)s: %(notes)s"), { path, notes: notes.join(", ") }) : path;
+}
+
+/** A legal move in words: which pawn, from where to where, and what it does. */
+function moveWords(m) {
+  const values = { colour: Name(m.corner), pawn: m.pawn + 1, path: movePath(m) };
+  if (m.corner === snap.to_play) return fmt(gettext("Pawn %(pawn)s %(path)s"), values);
+  return fmt(gettext("%(colour)s's Pawn %(pawn)s %(path)s"), values);
 }
 
 // ------------------------------------------------------------------ whose turn
@@ -169,7 +178,7 @@ function connect() {
   });
   socket.addEventListener("close", () => {
     document.body.classList.add("offline");
-    setStatus("Connection lost: reconnecting…");
+    setStatus(gettext("Connection lost: reconnecting…"));
     retry = Math.min(retry + 1, 6);
     setTimeout(connect, 300 * 2 ** retry);
   });
@@ -191,7 +200,7 @@ setInterval(() => {
 function send(t, d = {}) {
   if (!socket || socket.readyState !== WebSocket.OPEN) {
     pending = { t, d };
-    setStatus("Connecting to the room: your action goes as soon as it answers…");
+    setStatus(gettext("Connecting to the room: your action goes as soon as it answers…"));
     return false;
   }
   sent += 1;
@@ -376,7 +385,7 @@ function apply(next, events) {
     if (e.kind === "home") sounds.add("home");
     if (e.kind === "disconnected") lostSeen.add(e.corner);
     if (e.kind === "connected" || e.kind === "back") {
-      if (lostSeen.has(e.corner)) flash(`${seatName(e.corner)} is back`);
+      if (lostSeen.has(e.corner)) flash(fmt(gettext("%(who)s is back"), { who: seatName(e.corner) }));
       lostSeen.delete(e.corner);
     }
     if (e.kind === "reaction") showReaction(e);
@@ -463,7 +472,7 @@ function render(animate = false) {
   }
   // Your turn: said in the tab's title, and with a buzz and a chime when it begins.
   const yours = mine && cfg.mode !== "local";
-  document.title = yours ? `● Your turn · ${BASE_TITLE}` : BASE_TITLE;
+  document.title = yours ? fmt(gettext("● Your turn · %(title)s"), { title: BASE_TITLE }) : BASE_TITLE;
   if (yours && !wasMyTurn) {
     if (navigator.vibrate && navigator.userActivation?.hasBeenActive) navigator.vibrate(120);
     if (snap.phase === "roll") setTimeout(() => play("turn"), walking);
@@ -492,7 +501,7 @@ function renderResult() {
   const order = snap.placings || [];
   const winner = order.length ? order[0] : snap.winner;
   const me = winner !== null && winner !== undefined && cfg.mine.includes(winner) && cfg.mine.length === 1;
-  $("result-title").textContent = winner === null || winner === undefined ? "The match is over" : me ? "You win!" : `${seatName(winner)} wins!`;
+  $("result-title").textContent = winner === null || winner === undefined ? gettext("The match is over") : me ? gettext("You win!") : fmt(gettext("%(who)s wins!"), { who: seatName(winner) });
   const ol = $("places");
   ol.replaceChildren();
   order.forEach((corner, i) => {
@@ -501,17 +510,17 @@ function renderResult() {
     li.className = `place place-${i + 1}`;
     const n = document.createElement("span");
     n.className = "place-n";
-    n.textContent = ["1st", "2nd", "3rd", "4th"][i] || `${i + 1}th`;
+    n.textContent = [gettext("1st"), gettext("2nd"), gettext("3rd"), gettext("4th")][i] || fmt(gettext("%(n)sth"), { n: i + 1 });
     li.append(n, markIcon(colours[corner], seat.mark));
     const name = document.createElement("span");
     name.className = "place-name";
-    name.textContent = seat.you && cfg.mode !== "local" ? `You (${Name(corner)})` : seatName(corner);
+    name.textContent = seat.you && cfg.mode !== "local" ? fmt(gettext("You (%(colour)s)"), { colour: Name(corner) }) : seatName(corner);
     li.appendChild(name);
     if (typeof seat.rating_change === "number") {
       const d = document.createElement("span");
       const up = seat.rating_change >= 0;
       d.className = `change ${up ? "up" : "down"}`;
-      d.textContent = `${up ? "+" : "−"}${Math.abs(seat.rating_change).toFixed(1)} rating`;
+      d.textContent = fmt(gettext("%(change)s rating"), { change: `${up ? "+" : "−"}${Math.abs(seat.rating_change).toFixed(1)}` });
       li.appendChild(d);
     }
     ol.appendChild(li);
@@ -520,7 +529,7 @@ function renderResult() {
   const report = $("end-report");
   if (report) report.hidden = !(snap.seats || []).some((s) => s.taken && !s.bot && !s.you);
   const re = $("rematch");
-  if (re && rematchCode) re.textContent = "Join the rematch";
+  if (re && rematchCode) re.textContent = gettext("Join the rematch");
   $("show-result").hidden = !panel.hidden;
 }
 
@@ -532,11 +541,12 @@ function renderPeople() {
     for (const s of snap.seats || []) {
       if (s.you || s.bot || !s.taken || s.connected || s.left || s.away || !s.disconnected_at) continue;
       const grace = snap.grace_seconds;
-      let text = `${seatName(s.corner)} lost the connection`;
+      let text = fmt(gettext("%(who)s lost the connection"), { who: seatName(s.corner) });
       if (grace) {
         const left = Math.max(0, Math.ceil((Date.parse(s.disconnected_at) + grace * 1000 - Date.now()) / 1000));
-        const then = snap.ruleset === "mensch" || snap.ruleset === "party" ? "before the computer plays for them" : "before they forfeit";
-        text += `: ${left} s to come back ${then}`;
+        const robot = snap.ruleset === "mensch" || snap.ruleset === "party";
+        const then = robot ? gettext("%(who)s lost the connection: %(left)s s to come back before the computer plays for them") : gettext("%(who)s lost the connection: %(left)s s to come back before they forfeit");
+        text = fmt(then, { who: seatName(s.corner), left });
       }
       rows.push({ corner: s.corner, text });
     }
@@ -549,7 +559,7 @@ function renderPeople() {
   for (const r of rows) $(`lost-${r.corner}`).textContent = r.text;
   const count = $("watch-count");
   const n = snap.watchers || 0;
-  if (count) count.textContent = !n ? "" : watching ? `· ${n} ${n === 1 ? "spectator" : "spectators"}` : `${n} watching`;
+  if (count) count.textContent = !n ? "" : watching ? fmt(ngettext("· %(n)s spectator", "· %(n)s spectators", n), { n }) : fmt(gettext("%(n)s watching"), { n });
 }
 
 function flash(text) {
@@ -572,35 +582,35 @@ function renderSeats() {
     li.appendChild(markIcon(s.colour, s.mark));
     const name = document.createElement("span");
     name.className = "seat-name";
-    name.textContent = s.taken ? s.name || Name(s.corner) : `${Name(s.corner)}: empty seat`;
+    name.textContent = s.taken ? s.name || Name(s.corner) : fmt(gettext("%(colour)s: empty seat"), { colour: Name(s.corner) });
     li.appendChild(name);
     if (s.bot || s.away) {
       // An away seat is a person's the computer plays until they are back: labelled too.
       const tag = document.createElement("span");
       tag.className = "bot-tag";
-      tag.textContent = s.label || "BOT";
-      if (s.away && !s.bot) tag.title = `a bot is playing for ${s.name || Name(s.corner)}`;
+      tag.textContent = s.label || gettext("BOT");
+      if (s.away && !s.bot) tag.title = fmt(gettext("a bot is playing for %(who)s"), { who: s.name || Name(s.corner) });
       li.appendChild(tag);
     }
     if (s.you && cfg.mode !== "local") {
       const you = document.createElement("span");
       you.className = "you-tag";
-      you.textContent = "you";
+      you.textContent = gettext("you");
       li.appendChild(you);
     }
     const info = document.createElement("span");
     info.className = "seat-info";
     const bits = [];
-    if (s.place) bits.push(`place ${s.place}`);
-    if (s.left) bits.push("out");
-    if (s.away && !s.bot && !s.left && !s.you) bits.push(`bot playing for ${s.name || Name(s.corner)}`);
-    if (s.missed_turns) bits.push(`${s.missed_turns} missed`);
+    if (s.place) bits.push(fmt(gettext("place %(place)s"), { place: s.place }));
+    if (s.left) bits.push(gettext("out"));
+    if (s.away && !s.bot && !s.left && !s.you) bits.push(fmt(gettext("bot playing for %(who)s"), { who: s.name || Name(s.corner) }));
+    if (s.missed_turns) bits.push(fmt(gettext("%(n)s missed"), { n: s.missed_turns }));
     info.textContent = bits.join(", ");
     li.appendChild(info);
     if (s.taken && !s.bot && snap.mode !== "local") {
       const dot = document.createElement("span");
       dot.className = `conn ${s.connected ? "on" : "off"}`;
-      dot.title = s.connected ? "connected" : "not connected";
+      dot.title = s.connected ? gettext("connected") : gettext("not connected");
       dot.setAttribute("aria-label", dot.title);
       dot.setAttribute("role", "img");
       li.appendChild(dot);
@@ -619,11 +629,11 @@ function renderSeats() {
       row.className = "seat";
       const note = document.createElement("span");
       note.className = "seat-info";
-      note.textContent = "A bot is playing your seat.";
+      note.textContent = gettext("A bot is playing your seat.");
       const back = document.createElement("button");
       back.type = "button";
       back.className = "btn subtle";
-      back.textContent = "Take my seat back";
+      back.textContent = gettext("Take my seat back");
       back.addEventListener("click", () => socket && socket.close());
       row.append(note, back);
       list.appendChild(row);
@@ -633,21 +643,21 @@ function renderSeats() {
 
 function renderTurn(mine, moves) {
   let text;
-  if (snap.status === "waiting") text = "Waiting for players to take their seats.";
+  if (snap.status === "waiting") text = gettext("Waiting for players to take their seats.");
   else if (snap.status === "finished") {
     const order = (snap.placings || []).map((c, i) => `${i + 1}. ${seatName(c)}`).join(", ");
-    text = `The match is over. ${order}`;
-  } else if (snap.status !== "active") text = `The match is ${snap.status}.`;
+    text = fmt(gettext("The match is over. %(order)s"), { order });
+  } else if (snap.status !== "active") text = fmt(gettext("The match is %(status)s."), { status: snap.status });
   else {
     const who = seatName(snap.to_play);
     const seat = seatOf(snap.to_play);
-    if (seat && seat.away && seat.you) text = "A bot is playing your turn: take your seat back in the list of players.";
-    else if (mine && snap.phase === "roll") text = `${cfg.mine.length > 1 ? `${who}'s` : "Your"} turn: roll the die.`;
-    else if (mine && moves.length === 1) text = `Only one move: ${moveWords(moves[0]).toLowerCase()}. It plays by itself in a moment.`;
-    else if (mine) text = `${cfg.mine.length > 1 ? `${who}: p` : "P"}ick a pawn to move ${snap.die} squares.`;
-    else if (seat && seat.bot) text = `${who} is playing.`;
-    else if (seat && seat.away) text = `The computer is playing for ${who}.`;
-    else text = `${who} to ${snap.phase === "move" ? "move" : "roll"}.`;
+    if (seat && seat.away && seat.you) text = gettext("A bot is playing your turn: take your seat back in the list of players.");
+    else if (mine && snap.phase === "roll") text = cfg.mine.length > 1 ? fmt(gettext("%(who)s's turn: roll the die."), { who }) : gettext("Your turn: roll the die.");
+    else if (mine && moves.length === 1) text = fmt(gettext("Only one move: %(move)s. It plays by itself in a moment."), { move: moveWords(moves[0]).toLowerCase() });
+    else if (mine) text = fmt(cfg.mine.length > 1 ? gettext("%(who)s: pick a pawn to move %(n)s squares.") : gettext("Pick a pawn to move %(n)s squares."), { who, n: snap.die });
+    else if (seat && seat.bot) text = fmt(gettext("%(who)s is playing."), { who });
+    else if (seat && seat.away) text = fmt(gettext("The computer is playing for %(who)s."), { who });
+    else text = fmt(snap.phase === "move" ? gettext("%(who)s to move.") : gettext("%(who)s to roll."), { who });
   }
   $("turn").textContent = text;
   setStatus(text);
@@ -673,7 +683,7 @@ function tickClock() {
     clock.className = "clock";
     el.appendChild(clock);
   }
-  clock.textContent = ` ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+  clock.textContent = ` ${fmt(gettext("%(time)s left"), { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` })}`;
   clock.classList.toggle("low", left <= 5);
 }
 
@@ -683,10 +693,10 @@ function renderLegal(moves) {
   if (!moves.length) {
     const li = document.createElement("li");
     li.className = "muted";
-    if (snap.status === "waiting") li.textContent = "Once the match starts.";
-    else if (snap.status !== "active") li.textContent = "None: the match is over.";
-    else if (snap.phase === "move" && !myTurn()) li.textContent = `${seatName(snap.to_play)} is choosing a move.`;
-    else li.textContent = "After a roll.";
+    if (snap.status === "waiting") li.textContent = gettext("Once the match starts.");
+    else if (snap.status !== "active") li.textContent = gettext("None: the match is over.");
+    else if (snap.phase === "move" && !myTurn()) li.textContent = fmt(gettext("%(who)s is choosing a move."), { who: seatName(snap.to_play) });
+    else li.textContent = gettext("After a roll.");
     ol.appendChild(li);
     return;
   }
@@ -708,7 +718,7 @@ function renderLegal(moves) {
     if (m.safe) b.classList.add("safe");
     if (group.length > 1) {
       const pawns = group.map((x) => x.pawn + 1);
-      b.textContent = `A pawn (${pawns.slice(0, -1).join(", ")} or ${pawns[pawns.length - 1]}) ${moveWords(m).replace(/^(\w+'s )?Pawn \d /, "")}`;
+      b.textContent = fmt(gettext("A pawn (%(pawns)s or %(last)s) %(path)s"), { pawns: pawns.slice(0, -1).join(", "), last: pawns[pawns.length - 1], path: movePath(m) });
     } else {
       b.textContent = `${numbered ? `${m.pawn + 1}: ` : ""}${moveWords(m)}`;
     }
@@ -734,8 +744,8 @@ function renderWhere() {
     const finish = cfg.board.finish_from ?? geo.goal;
     const column = pawns.filter((p) => p > geo.lastTrack && p < finish).map((p) => p - geo.lastTrack);
     const homed = pawns.filter((p) => p >= finish);
-    const rowSquares = geo.size === 40 && homed.length ? ` (squares ${homed.map((p) => p - geo.lastTrack).sort().join(", ")})` : "";
-    for (const text of [String(yard), track.join(", ") || "–", column.join(", ") || "–", `${homed.length} of 4${rowSquares}`]) {
+    const rowSquares = geo.size === 40 && homed.length ? fmt(gettext(" (squares %(squares)s)"), { squares: homed.map((p) => p - geo.lastTrack).sort().join(", ") }) : "";
+    for (const text of [String(yard), track.join(", ") || "–", column.join(", ") || "–", fmt(gettext("%(n)s of 4%(squares)s"), { n: homed.length, squares: rowSquares })]) {
       const td = document.createElement("td");
       td.textContent = text;
       tr.appendChild(td);
@@ -794,16 +804,16 @@ $("undo")?.addEventListener("click", () => {
 });
 $("resign").addEventListener("click", () => {
   const party = snap.ruleset === "party" && cfg.mode === "friendly";
-  const what = cfg.mode === "local" || cfg.mode === "practice" ? "End this game?" : party ? "Leave this match? A bot will play your seat until you take it back." : "Resign this match? You will be placed last.";
+  const what = cfg.mode === "local" || cfg.mode === "practice" ? gettext("End this game?") : party ? gettext("Leave this match? A bot will play your seat until you take it back.") : gettext("Resign this match? You will be placed last.");
   if (window.confirm(what)) send("resign");
 });
 for (const b of document.querySelectorAll("[data-copy]")) {
   b.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(b.dataset.copy);
-      b.textContent = "Copied";
+      b.textContent = gettext("Copied");
     } catch {
-      b.textContent = "Copy it by hand";
+      b.textContent = gettext("Copy it by hand");
     }
   });
 }
@@ -835,7 +845,7 @@ document.addEventListener("keydown", (evt) => {
 function renderSound() {
   const off = muted();
   $("sound").setAttribute("aria-pressed", String(!off));
-  $("sound").title = off ? "Sound is off: turn it on" : "Sound is on: turn it off";
+  $("sound").title = off ? gettext("Sound is off: turn it on") : gettext("Sound is on: turn it off");
 }
 $("sound").addEventListener("click", () => {
   setMuted(!muted());
@@ -902,10 +912,10 @@ function renderPromises() {
   // your turn": while that window is open, the die says so.
   const reclaim = Boolean(snap.reclaim) && canRoll();
   die.classList.toggle("reclaim", reclaim);
-  die.setAttribute("aria-label", reclaim ? "Tap the die to play this turn yourself" : "Roll the die");
+  die.setAttribute("aria-label", reclaim ? gettext("Tap the die to play this turn yourself") : gettext("Roll the die"));
   const turn = $("turn").firstChild;
   if (reclaim && turn && turn.nodeType === Node.TEXT_NODE) {
-    turn.nodeValue = "You missed two turns: tap the die now to play this turn yourself, or the bot plays it.";
+    turn.nodeValue = gettext("You missed two turns: tap the die now to play this turn yourself, or the bot plays it.");
   }
 }
 
