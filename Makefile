@@ -3,10 +3,13 @@ SHELL := /bin/bash
 
 VENV := .venv
 PY := $(VENV)/bin/python
-# Touched after a successful install; requirements.txt newer than it means reinstall.
+# Touched after a successful install; a requirements file newer than it means reinstall.
+# `make run` needs the runtime set (requirements.txt, what a server installs); `make test`
+# adds the development set (requirements-dev.txt: tests, linters, the browser tests).
 STAMP := $(VENV)/requirements.stamp
+DEV_STAMP := $(VENV)/requirements-dev.stamp
 
-.PHONY: help setup run test
+.PHONY: help setup setup-dev run test
 
 help:
 	@echo "make run   set up .venv, migrate, serve http://127.0.0.1:8000/"
@@ -19,13 +22,19 @@ $(STAMP): requirements.txt | $(PY)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $(STAMP) $@
+
 setup: $(STAMP)
+
+setup-dev: $(DEV_STAMP)
 
 run: setup
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 0.0.0.0:8000
 
-test: setup
+test: setup-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	if [ -d games/engine ]; then $(VENV)/bin/mypy --strict games/engine; fi

@@ -16,6 +16,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games.clocks import sweeps, timing  # noqa: E402
+from ops import scrape  # noqa: E402
+from ops.sockets import SocketWatch  # noqa: E402
 
 from .origins import OriginValidator  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
@@ -24,7 +26,10 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # Scheme, host and port of the Origin against the site's own (ludo_site.origins).
-        "websocket": OriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        # Counted and given a request id and room code for the logs (ops.sockets), outermost.
+        "websocket": SocketWatch(
+            OriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+        ),
     }
 )
 
@@ -52,6 +57,9 @@ def _tune_gc_from_settings() -> None:
         thresholds=settings.LUDO_GC_THRESHOLDS,
     )
 
+
+# The database pool's connections in use and waits, sampled into the metrics (ops.scrape).
+scrape.start_pool_sampler()
 
 # Last: everything the server imports at start-up is loaded by now.
 _tune_gc_from_settings()

@@ -11,11 +11,16 @@ import os
 from celery import Celery
 from celery.signals import worker_init
 
+from ops import celery_signals
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ludo_site.settings")
 
 app = Celery("ludo_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Tasks counted, the worker and beat marked as seen for /readyz (ops.celery_signals).
+celery_signals.connect()
 
 # LUDO_SWEEP_EVERY shortens the tick for tests that run the real stack (bots step and
 # deadlines fire at a tick), as LUDO_TIME_SCALE shortens the durations; production keeps 1 s.

@@ -7,6 +7,7 @@ touching ``os.environ``.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -86,6 +87,17 @@ def parse_list(value: str | None, *, default: list[str]) -> list[str]:
     if value is None:
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def parse_networks(value: str | None) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """``METRICS_ALLOW``: addresses or networks, comma-separated ("10.0.0.0/8,::1")."""
+    networks = []
+    for item in parse_list(value, default=[]):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError as e:
+            raise ValueError(f"METRICS_ALLOW: {item!r} is not an address or network") from e
+    return networks
 
 
 def database(

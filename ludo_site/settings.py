@@ -10,6 +10,9 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from ops import sentry
+from ops.logs import logging_config
+
 from . import env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -59,6 +62,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a request id on every log line, responses counted by code, the CSP header, an API
+    # body over the API's limit refused with its JSON `too_large` (ops.middleware).
+    "ops.middleware.OpsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files from STATIC_ROOT (after collectstatic) with no web server in front; the
     # views are synchronous anyway, so its sync-only middleware adds no thread hop.
@@ -244,20 +250,37 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 
-# The audit chain's hourly anchor (audit.tasks.log_head) goes to standard error whatever level
-# the Celery worker logs at: the logs are where it is kept apart from the database.
-# Errors go to standard error whatever DEBUG says (Django's own console handler is for DEBUG
-# only, so with DEBUG=0 a 500 left no line): a 500 is "Internal Server Error: <path>" with its
-# traceback (django.request), a dependency down is "Unavailable (...): <path>" (ludo.requests);
-# django.request's 4xx warnings ("Not Found") are left out.
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["stderr"], "level": "WARNING"},
-    "loggers": {
-        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
-        "ludo.audit.anchor": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
-    },
-}
+# Logging (ops.logs.logging_config): LOG_FORMAT=plain (default) or json, one JSON object a line
+# with the request id (and the room code on a socket's lines). The audit chain's hourly anchor
+# goes to standard error whatever level Celery logs at, and errors whatever DEBUG says.
+LOG_FORMAT = (os.environ.get("LOG_FORMAT") or "plain").strip().lower()
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured("LOG_FORMAT must be plain or json")
+LOGGING = logging_config(LOG_FORMAT)
+
+# The operator's endpoints (ops.views): /metrics answers a request with
+# "Authorization: Bearer METRICS_TOKEN", or from an address in METRICS_ALLOW (addresses or
+# networks, comma-separated: "10.0.0.0/8,127.0.0.1"); neither set, nobody.
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN") or ""
+METRICS_ALLOW = env.parse_networks(os.environ.get("METRICS_ALLOW"))
+
+# Content-Security-Policy on every response (ops.middleware): scripts only from the site's
+# own files (data goes in json_script blocks, which are not run), sockets to the site itself.
+# CSP="" sends none.
+CSP = os.environ.get(
+    "CSP",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'",
+)
+
+# Error reports (ops.sentry): SENTRY_DSN turns on sentry-sdk (Django, Celery, asyncio);
+# personal data stays off unless SENTRY_SEND_PII=1; SENTRY_TRACES_RATE samples performance.
+SENTRY_DSN = os.environ.get("SENTRY_DSN") or ""
+SENTRY_SEND_PII = env.parse_bool(os.environ.get("SENTRY_SEND_PII"), default=False)
+sentry.init(
+    SENTRY_DSN,
+    environment=os.environ.get("SENTRY_ENVIRONMENT") or "",
+    send_pii=SENTRY_SEND_PII,
+    traces_rate=float(os.environ.get("SENTRY_TRACES_RATE") or 0),
+)

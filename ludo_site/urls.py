@@ -7,6 +7,8 @@ from django.views.i18n import JavaScriptCatalog
 from accounts.language import choose_language
 
 urlpatterns = [
+    # /healthz, /readyz, /metrics (ops.views)
+    path("", include("ops.urls")),
     path("", include("games.web.page_urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("accounts.page_urls")),

@@ -180,6 +180,9 @@ class Stack:
                 "--loop", "uvloop",
                 "--http", "httptools",
                 "--ws", "websockets-sansio",
+                # The README's bound: a frame over 64 KiB is refused (1009) before it is read
+                # whole (the site refuses any over 2 KB itself; uvicorn's default is 16 MiB).
+                "--ws-max-size", "65536",
                 "--no-access-log",
             )  # fmt: skip
         # Gossip, mingle and heartbeats talk over Redis pub/sub, which every database shares:

@@ -19,6 +19,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connection
 
+from ops import metrics
+
 log = logging.getLogger(__name__)
 
 RETRY_EVERY = 1.0
@@ -40,6 +42,7 @@ def _send(match_id: int, message: dict[str, Any]) -> bool:
         async_to_sync(layer.group_send)(group_name(match_id), message)
     except Exception:  # noqa: BLE001 - the database is the truth; retried below
         log.warning("broadcast of match %s v%s failed", match_id, message.get("v"), exc_info=True)
+        metrics.broadcast_failed()  # ops (issue 28)
         return False
     return True
 
@@ -101,6 +104,7 @@ def retry_owed() -> int:
     for match_id, seq in owed().items():
         _restart_clock(match_id, seq)  # the player learns of the change only now
         if _send(match_id, {"type": "match.resync", "v": seq}):
+            metrics.broadcast_repaired()  # ops (issue 28)
             with _owed_lock:
                 if _owed.get(match_id) == seq:
                     del _owed[match_id]

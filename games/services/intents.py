@@ -13,6 +13,7 @@ from games.services.leave import match_resign
 from games.services.play import match_move, match_roll
 from games.services.reactions import match_react
 from games.services.undo import match_undo
+from ops import metrics
 
 
 class Intent(Protocol):
@@ -41,6 +42,7 @@ class Intent(Protocol):
 def match_act(*, match_id: int, user: Any, intent: Intent) -> ActionResult | None:
     """Play the user's intent in the match: roll, move, undo, resign, or a reaction (which
     changes nothing of the game: None)."""
+    metrics.action(intent.t)  # ops: actions a second by kind (issue 28)
     if intent.t == "roll":
         return match_roll(
             match_id=match_id,
