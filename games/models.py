@@ -304,3 +304,18 @@ class MatchEvent(models.Model):
     def as_wire(self) -> dict[str, Any]:
         """The event as sent to clients: its data plus ``seq`` and ``kind``."""
         return {**self.data, "seq": self.seq, "kind": self.kind}
+
+
+class MatchReport(models.Model):
+    """A finished match explained (`games.bots.analysis`): each seat's dice luck and
+    decisions, the chances after every turn. Computed once when the match ends and never
+    changed; a match voided later keeps its report, and the replay says it was voided."""
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="report")
+    version = models.PositiveSmallIntegerField()
+    data = models.JSONField()
+    seconds = models.FloatField()  # CPU time the analysis took
+    created_at = models.DateTimeField(db_default=Now())
+
+    def __str__(self) -> str:
+        return f"report of {self.match_id}"

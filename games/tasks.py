@@ -8,8 +8,10 @@ from celery import shared_task
 
 from games.clocks import sweeps
 from games.live import presence
+from games.services import analysis
 
 log = logging.getLogger(__name__)
+ANALYSE_BATCH = 5  # reports a run of `analyse_finished` makes at most (a few seconds each)
 
 
 @shared_task(name="games.sweep_clocks", ignore_result=True)
@@ -22,3 +24,17 @@ def sweep_clocks() -> int:
     except Exception:  # noqa: BLE001 - Redis down: the turns and the graces go on
         log.exception("the orphaned seats' sweep failed")
     return sweeps.sweep()
+
+
+@shared_task(name="games.analyse_finished", ignore_result=True)
+def analyse_finished() -> int:
+    """Store the report of each finished match that has none yet (beat runs this every few
+    seconds; `manage.py analyse_match CODE` runs the same service); returns how many."""
+    done = 0
+    for match_id in analysis.pending(limit=ANALYSE_BATCH):
+        try:
+            analysis.analyse_match(match_id)
+            done += 1
+        except Exception:  # noqa: BLE001 - one bad match must not hold up the others
+            log.exception("analysing match %s failed", match_id)
+    return done

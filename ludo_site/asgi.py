@@ -16,6 +16,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from games.clocks import sweeps, timing  # noqa: E402
+from games.live.tickets import TicketAuth  # noqa: E402
 from ops import scrape  # noqa: E402
 from ops.sockets import SocketWatch  # noqa: E402
 
@@ -25,10 +26,16 @@ from .routing import websocket_urlpatterns  # noqa: E402
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # Scheme, host and port of the Origin against the site's own (ludo_site.origins).
-        # Counted and given a request id and room code for the logs (ops.sockets), outermost.
+        # Scheme, host and port of the Origin against the site's own (ludo_site.origins); a
+        # match socket's signed ticket (games.live.tickets), else the session. Counted and
+        # given a request id and room code for the logs (ops.sockets), outermost.
         "websocket": SocketWatch(
-            OriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            OriginValidator(
+                TicketAuth(
+                    URLRouter(websocket_urlpatterns),
+                    fallback=AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+                )
+            )
         ),
     }
 )

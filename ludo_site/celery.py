@@ -46,6 +46,12 @@ app.conf.beat_schedule = {
         "options": {"expires": 5.0},
     },
     "schedule-tournaments": {"task": "tournaments.schedule", "schedule": 600.0},
+    # Issue 31: the report of every match that finished since (games.services.analysis).
+    "analyse-finished-matches": {
+        "task": "games.analyse_finished",
+        "schedule": 5 * SWEEP_EVERY_SECONDS,
+        "options": {"expires": 30 * SWEEP_EVERY_SECONDS},
+    },
     # The audit chain's head into the logs, kept apart from the database: an anchor that
     # shows later whether the newest entries were cut off (`verify_audit --anchor`).
     "log-audit-anchor": {"task": "audit.log_head", "schedule": 3600.0},

@@ -45,6 +45,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ludo_site.settings")
 class Room:
     code: str
     cookies: list[str]
+    users: list[int] = field(default_factory=list)  # each seat's account, for its ticket
     sent: dict[int, float] = field(default_factory=dict)  # v acted on -> when sent
     last_change: float = 0.0
 
@@ -127,10 +128,19 @@ def make_rooms(n: int, players: int, threads: int = 8) -> list[Room]:
                 services.match_join(code=match.code, user=user)
         finally:
             connections.close_all()
-        return Room(match.code, cookies[r * players : (r + 1) * players])
+        return Room(
+            match.code,
+            cookies[r * players : (r + 1) * players],
+            [u.pk for u in seated],
+        )
 
     with ThreadPoolExecutor(threads) as pool:
         return list(pool.map(room, range(n)))
+
+
+@dataclass
+class _Account:
+    pk: int
 
 
 async def player(url: str, room: Room, seat: int, totals: Totals, args: argparse.Namespace) -> None:
@@ -139,6 +149,9 @@ async def player(url: str, room: Room, seat: int, totals: Totals, args: argparse
     socket's ``state`` frame catches the player up (events it missed are not counted lost)."""
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
+
+    # Django is set up by now (`make_rooms`), not at this module's import.
+    from games.live import tickets
 
     ws_url = url.replace("http", "ws", 1) + f"/ws/match/{room.code}/"
     pause = 1.0
@@ -149,9 +162,13 @@ async def player(url: str, room: Room, seat: int, totals: Totals, args: argparse
             pause = min(pause * 2, 8.0)
             totals.reconnects += 1
         first = False
+        target = ws_url
+        if args.tickets and seat < len(room.users):
+            # As the room page opens its socket: with a fresh signed ticket (games.live.tickets).
+            target += f"?ticket={tickets.issue(_Account(room.users[seat]), room.code)}"
         try:
             ws = await connect(
-                ws_url,
+                target,
                 origin=url,  # type: ignore[arg-type]
                 additional_headers={"Cookie": room.cookies[seat]},
                 open_timeout=60,
@@ -407,6 +424,13 @@ def main() -> None:
         type=float,
         default=5,
         help="seconds between every socket being open and the measured window",
+    )
+    parser.add_argument(
+        "--no-tickets",
+        dest="tickets",
+        action="store_false",
+        help="open the sockets with the session cookie alone (as a client of its own does), "
+        "not with the room page's signed ticket",
     )
     parser.add_argument(
         "--client-gc", action="store_true", help="leave this client's garbage collector as is"

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 
 from django.db import close_old_connections, connections, transaction
-from django.db.models import Q
+from django.db.models import Case, DateTimeField, F, Q, When
 from django.db.models.functions import Now
 from django.utils import timezone
 
@@ -79,32 +79,33 @@ def expire_turn(match_id: int) -> int:
 
 
 def due_graces(*, batch: int) -> list[tuple[int, int]]:
-    """(match id, corner) of the seats whose grace ran out, by the database clock: for each
-    preset with a grace, a seat of an active online match whose last connection closed the
-    preset's grace ago (counted from the start at the earliest), not yet away or out."""
-    due: list[tuple[int, int]] = []
-    for name, rules in RULESETS.items():
-        if rules.on_disconnect == "none" or rules.disconnect_seconds is None:
-            continue
-        cutoff = Now() - timing.scaled(rules.disconnect_seconds)
-        due += list(
-            Seat.objects.filter(
-                match__status=Status.ACTIVE,
-                match__ruleset=name,
-                match__started_at__lte=cutoff,
-                disconnected_at__lte=cutoff,
-                connected=False,
-                away=False,
-                left=False,
-            )
-            .filter(Q(bot__isnull=True) | Q(bot=""))
-            .exclude(match__mode=Mode.LOCAL)
-            .order_by("disconnected_at")
-            .values_list("match_id", "corner")[: batch - len(due)]
+    """(match id, corner) of the seats whose grace ran out, by the database clock: a seat of an
+    active online match whose last connection closed its preset's grace ago (counted from the
+    start at the earliest), not yet away or out. One query for every preset (issue 27: one per
+    preset every second), each seat's cutoff chosen by its match's preset."""
+    cutoffs = [
+        When(match__ruleset=name, then=Now() - timing.scaled(rules.disconnect_seconds))
+        for name, rules in RULESETS.items()
+        if rules.on_disconnect != "none" and rules.disconnect_seconds is not None
+    ]
+    if not cutoffs:
+        return []
+    cutoff = Case(*cutoffs, default=None, output_field=DateTimeField())
+    return list(
+        Seat.objects.filter(
+            match__status=Status.ACTIVE,
+            connected=False,
+            away=False,
+            left=False,
+            disconnected_at__isnull=False,
         )
-        if len(due) >= batch:
-            break
-    return due
+        .filter(Q(bot__isnull=True) | Q(bot=""))
+        .exclude(match__mode=Mode.LOCAL)
+        .alias(cutoff=cutoff)
+        .filter(disconnected_at__lte=F("cutoff"), match__started_at__lte=F("cutoff"))
+        .order_by("disconnected_at")
+        .values_list("match_id", "corner")[:batch]
+    )
 
 
 def sweep_grace(*, batch: int) -> int:

@@ -38,7 +38,8 @@ log = logging.getLogger(__name__)
 # a killed process's counts stop counting much sooner (PROCESS_TTL).
 COUNT_TTL = 24 * 3600
 # A server process's sockets count while it refreshes its liveness key: every
-# `games.live.consumers.HEARTBEAT_SECONDS` (5), so a process killed stops counting within this.
+# `LUDO_HEARTBEAT_SECONDS` (5, `games.live.room.Hub.beat`), so a process killed stops
+# counting within this.
 PROCESS_TTL = 15
 # This process, among those sharing the counts.
 PROCESS = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
+from django.conf import settings
+
 from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name
 from games.match import rooms
 from games.match.errors import ServiceError
@@ -138,6 +140,46 @@ def snapshot_for(
     return view_of(public, private, viewer_corner)
 
 
+# Modes where a human's turn runs against the clock (practice and local play wait).
+CLOCKED_MODES = frozenset({"ranked", "friendly"})
+
+
+def room_clocks(match: Match) -> dict[str, float | None]:
+    """The clocks a room draws, on this site's clock (``LUDO_TIME_SCALE``): a person's time
+    per step (``turn_seconds``) and a disconnected player's time to come back
+    (``grace_seconds``); None where there is none (practice and local play)."""
+    rules = match.rules
+    grace = None
+    if match.mode != "local" and rules.on_disconnect != "none" and rules.disconnect_seconds:
+        grace = float(rules.disconnect_seconds) * float(settings.LUDO_TIME_SCALE)
+    return {"turn_seconds": turn_seconds(match), "grace_seconds": grace}
+
+
+def turn_seconds(match: Match) -> float | None:
+    """A human's time per step in this match, or None when the match has no clock."""
+    rules = match.rules
+    if match.mode not in CLOCKED_MODES or not rules.turn_seconds or rules.on_timeout == "none":
+        return None
+    return rules.turn_seconds * float(settings.LUDO_TIME_SCALE)
+
+
+def room_snapshot(
+    match: Match,
+    *,
+    seats: Iterable[Seat] | None = None,
+    viewer_user: Any = None,
+    viewer_corner: int | None = None,
+    watchers: int = 0,
+) -> dict[str, Any]:
+    """The snapshot a room's viewer is sent, composed here only: the match as `snapshot_for`
+    gives it (its clocks included) and how many watch the room (`watchers`, counted by the
+    live edge). The socket's ``state`` frames and the API's ``GET /api/matches/<code>`` are
+    this."""
+    snap = snapshot_for(match, viewer_user, viewer_corner, seats=seats)
+    snap["watchers"] = watchers
+    return snap
+
+
 def snapshot_parts(
     match: Match, *, seats: list[Seat], state: State | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -190,6 +232,8 @@ def snapshot_parts(
         "commitment": match.commitment,
         "legal": [],
         "board": _board(rules),
+        # The room's clocks (a person's time per step, a disconnected player's grace).
+        **room_clocks(match),
     }
     private: dict[str, Any] = {}
     if playing and state is not None and state.phase == "move":

@@ -10,34 +10,18 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from games.clocks import timing
 from games.engine import legal_moves
-from games.models import Match, Status
+from games.match import selectors
+from games.models import Status
 
 if TYPE_CHECKING:
     from games.services.kernel import Change
 
-# Modes where a human's turn runs against the clock (practice and local play wait).
-CLOCKED_MODES = frozenset({"ranked", "friendly"})
-
-
-def room_clocks(match: Match) -> dict[str, float | None]:
-    """The clocks a room draws, on this site's clock: a person's time per step
-    (``turn_seconds``) and a disconnected player's time to come back (``grace_seconds``);
-    None where there is none (practice and local play)."""
-    rules = match.rules
-    grace = None
-    if match.mode != "local" and rules.on_disconnect != "none" and rules.disconnect_seconds:
-        grace = float(rules.disconnect_seconds) * timing.time_scale()
-    return {"turn_seconds": turn_seconds(match), "grace_seconds": grace}
-
-
-def turn_seconds(match: Match) -> float | None:
-    """A human's time per step in this match, or None when the match has no clock."""
-    rules = match.rules
-    if match.mode not in CLOCKED_MODES or not rules.turn_seconds or rules.on_timeout == "none":
-        return None
-    return rules.turn_seconds * timing.time_scale()
+# The clocks a room draws are read with its snapshot (`games.match.selectors`, which composes
+# it in one place); the services deal deadlines from the same figures.
+CLOCKED_MODES = selectors.CLOCKED_MODES
+room_clocks = selectors.room_clocks
+turn_seconds = selectors.turn_seconds
 
 
 def bot_delay() -> float:

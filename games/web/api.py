@@ -4,8 +4,10 @@
     POST   /api/session                   sign in {username, password}
     DELETE /api/session                   sign out
     POST   /api/matches                   {ruleset, players, mode, house_rules, options, bots}
-                                          -> 201 {code, url, ws, qr}
-    GET    /api/matches/<code>            the snapshot for the caller
+                                          -> 201 {code, url, ws, qr, corner}
+                                          (corner: the host's seat)
+    GET    /api/matches/<code>            the snapshot for the caller, with the room's
+                                          clocks and how many watch (as the socket's)
     POST   /api/matches/<code>/join       -> {corner}
     POST   /api/matches/<code>/seed       {seed}: the caller's client seed, before the start
     POST   /api/matches/<code>/actions    a client frame of the wire format (roll, move, resign,
@@ -32,10 +34,12 @@ from accounts.forms import SignInForm
 from accounts.models import is_guest
 from accounts.views import signed_in
 from games import services
+from games.live import watchers
 from games.live.wire import WireError, loads, parse
 from games.match import dice, rooms
 from games.match.errors import ServiceError
-from games.match.selectors import match_by_code, snapshot_for, visible_events
+from games.match.reports import report_for
+from games.match.selectors import match_by_code, room_snapshot, visible_events
 from games.models import Move, Roll
 
 STATUS = {
@@ -224,14 +228,20 @@ def matches(request: HttpRequest) -> HttpResponse:
         ip=client_ip(request),
         user_agent=request.META.get("HTTP_USER_AGENT", ""),
     )
-    return JsonResponse(_links(request, match.code), status=201)
+    # Where the host sits (issue 27: a client had to read the snapshot to learn it).
+    corner = match.seats.filter(user_id=request.user.pk).order_by("corner").first()
+    return JsonResponse(
+        {**_links(request, match.code), "corner": corner.corner if corner else None}, status=201
+    )
 
 
 @api("GET")
 def match_detail(request: HttpRequest, code: str) -> HttpResponse:
     match = _match(code)
     user = request.user if request.user.is_authenticated else None
-    return JsonResponse(snapshot_for(match, viewer_user=user))
+    # The snapshot a socket is sent (`selectors.room_snapshot`), the watchers counted as the
+    # live edge counts them.
+    return JsonResponse(room_snapshot(match, viewer_user=user, watchers=watchers.count(match.pk)))
 
 
 @api("POST", auth=True)
@@ -342,6 +352,8 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
             for m in Move.objects.filter(match=match).order_by("seq")
         ],
         "proof": {"commitment": match.commitment, "client_seed": match.client_seed},
+        # Issue 31: luck and decisions per seat, chances after every turn (games.bots.analysis).
+        "report": report_for(match),
     }
     if match.ended:
         # The seed is revealed only once the match is over (DESIGN.md "Dice").

@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from games.match.replay import initial_state, load_actions, steps, withdrawn
+from games.match.reports import report_for
 from games.models import MatchEvent
 from games.services import reactions
 from games.web.room_pages import match_or_404
@@ -80,6 +81,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
             "rolls": rolls,
         },
     }
+    context["report"] = report_for(match)  # issue 31: luck and decisions, or "pending"
     return render(request, "games/replay.html", context)
 
 

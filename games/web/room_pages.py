@@ -15,13 +15,12 @@ from django.views.decorators.http import require_POST
 from accounts.addresses import client_ip
 from accounts.views import player_for
 from games import services
-from games.live import watchers
+from games.live import tickets, watchers
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.match.replay import undo_point
 from games.match.selectors import latest_events, match_by_code, snapshot_for
 from games.services import reactions
-from games.services.deadlines import room_clocks
 from games.services.rematch import REMATCH_MODES
 from games.web import ladder
 from games.web.choices import LOCAL_BOT_LEVEL, choice, default_level, levels
@@ -38,6 +37,13 @@ def match_or_404(code: str) -> Any:
         raise Http404(e.message) from None
 
 
+def _socket_path(code: str, user: Any) -> str:
+    """The room's socket, with a signed ticket for a signed-in viewer (the socket then opens
+    without a session load: `games.live.tickets`)."""
+    path = f"/ws/match/{code}/"
+    return f"{path}?ticket={tickets.issue(user, code)}" if user is not None else path
+
+
 def room(request: HttpRequest, code: str) -> HttpResponse:
     """The room: the board, the seats and the controls; the socket does the rest."""
     match = match_or_404(code)
@@ -46,12 +52,11 @@ def room(request: HttpRequest, code: str) -> HttpResponse:
     user = request.user if request.user.is_authenticated else None
     seats = list(match.seats.select_related("user").order_by("corner"))  # read once
     snapshot = snapshot_for(match, viewer_user=user, seats=seats)
-    snapshot.update(room_clocks(match))  # as the socket's snapshots carry them
     mine = [s.corner for s in seats if user is not None and s.user_id == user.pk]
     join_url = request.build_absolute_uri(rooms.join_path(match.code))
     config = {
         "code": match.code,
-        "ws": f"/ws/match/{match.code}/",
+        "ws": _socket_path(match.code, user),
         "api": f"/api/matches/{match.code}",
         "replay": reverse("replay", args=[match.code]),
         "mode": match.mode,

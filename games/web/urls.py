@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from games.web import api
+from games.web import api, hints
 
 app_name = "games"
 
@@ -15,4 +15,5 @@ urlpatterns = [
     path("api/matches/<str:code>/actions", api.match_action, name="api-action"),
     path("api/matches/<str:code>/replay", api.match_replay, name="api-replay"),
     path("api/matches/<str:code>/qr.svg", api.match_qr, name="api-qr"),
+    path("api/matches/<str:code>/hint", hints.match_hint, name="api-hint"),
 ]

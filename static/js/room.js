@@ -238,9 +238,11 @@ function receive(frame) {
       socket.send(JSON.stringify({ t: "resync" }));
     }
   } else if (frame.t === "error") {
-    const { code, message } = frame.d || {};
+    const { code, message, state } = frame.d || {};
     if (code === "stale") {
-      socket.send(JSON.stringify({ t: "resync" }));
+      // The state the action missed comes with the answer (else ask for it).
+      if (state) apply(state, []);
+      else socket.send(JSON.stringify({ t: "resync" }));
       return;
     }
     rolling = false;

@@ -3,6 +3,7 @@ guest's cookie and in a signed-in player's settings; <html lang dir>; hreflang a
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -65,3 +66,15 @@ def test_hreflang_alternates_and_lang_parameter(client: Client) -> None:
     assert lang_of(client.get("/rules/", {"lang": "bn"}).content.decode()) == ("bn", "ltr")
     # ?lang= is for that page only: nothing remembered.
     assert lang_of(client.get("/rules/").content.decode())[0] == "en"
+
+
+def test_the_scripts_catalogue_follows_the_pages_language(client: Client) -> None:
+    """A page chosen by ``?lang=`` asks for its scripts' words in the same language: the
+    catalogue's URL names it, so the room's script texts match the page around them."""
+    html = client.get("/?lang=hi", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    src = re.search(r'<script src="(/i18n/js/[^"]*)"', html)
+    assert src and src.group(1) == "/i18n/js/?lang=hi"
+    hindi = client.get(src.group(1), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    english = client.get("/i18n/js/?lang=en").content.decode()
+    die = json.dumps("पासा")[1:-1]  # the catalogue escapes what is not ASCII
+    assert die in hindi and die not in english

@@ -61,7 +61,9 @@ def test_practice_room_page_has_board_and_labelled_bots(client: Client) -> None:
     config = _json_script(html, "room-config")
     assert isinstance(config, dict)
     assert config["board"]["size"] == 40
-    assert config["ws"] == f"/ws/match/{code}/"
+    # The player's socket comes with its signed ticket (games.live.tickets).
+    path, _, query = config["ws"].partition("?ticket=")
+    assert path == f"/ws/match/{code}/" and query
     assert len(config["mine"]) == 1
     seats = config["snapshot"]["seats"]
     assert [s["label"] for s in seats if s["bot"]] == ["BOT"] * 3

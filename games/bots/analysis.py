@@ -1,0 +1,202 @@
+"""A finished match explained, pure: each seat's dice luck and decisions by the winning-chances
+evaluator (`chances`), and the chances after every turn.
+
+    report = analyse(start, actions)   # a dict ready for JSON (the replay API's `report`)
+
+`actions` are the match's rolls, moves and leaves in order: ``("roll", seq, face, bonus)``,
+``("move", seq, Move, shield)`` and ``("leave", seq, corner, reason)``; withdrawn actions
+(undo) are left out by the caller. Luck: for every
+roll, the roller's (its side's) chance after the face, played best, less the average over the
+six faces. Decisions: for every move with a real choice, the chance lost against the best
+move. Dice control chooses its face: such a roll has no luck and is no six.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from games.engine import Move, State, move, resign, roll
+
+from .chances import after_moves, chances
+from .threats import threat
+from .words import captured, colour, describe, pawn_name
+
+VERSION = 1
+SWING = 0.15  # a change of a side's chance this large in one turn is marked on the chart
+
+
+def _side(state: State, corner: int) -> int:
+    """The corner whose chance stands for `corner`'s side (itself; in Pairs, the pair's)."""
+    return corner
+
+
+def explain(state: State, played: Move, better: Move) -> str:
+    """Why `better` beats `played`, in words, from what changes on the board."""
+    after_played, _ = move(state, played)
+    after_better, _ = move(state, better)
+    me = played.corner
+    left = threat(after_played, me, played.to) if after_played.phase != "over" else 0
+    kept = threat(after_better, better.corner, better.to) if after_better.phase != "over" else 0
+    name = pawn_name(state, better)
+    if better.captures and not played.captures:
+        return f"{name} could have captured {captured(state, better)}"
+    if better.home and not played.home:
+        return f"{name} could have gone home"
+    if left and not kept:
+        rivals = "a rival pawn" if left == 1 else f"{left} rival pawns"
+        return f"moving {pawn_name(state, played)} left it in reach of {rivals}"
+    before = threat(state, better.corner, better.frm)
+    if before and not kept:
+        return f"{name} could have moved out of a rival's reach"
+    if better.frm < 0 <= played.frm:
+        return f"bringing {name} out of the yard kept better chances"
+    return f"moving {name} instead kept better chances"
+
+
+def _sixes_interval(rolls: int) -> tuple[float, float]:
+    """The 95% range of sixes in `rolls` fair rolls (normal approximation)."""
+    mean = rolls / 6.0
+    half = 1.96 * math.sqrt(rolls * 5.0 / 36.0)
+    return max(0.0, mean - half), mean + half
+
+
+def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
+    """The report of a match from its first state and its actions (see the module's note)."""
+    state = start
+    seats = state.seats
+    seat: dict[int, dict[str, Any]] = {
+        c: {
+            "luck": 0.0,
+            "rolls": 0,
+            "sixes": 0,
+            "longest_wait": 0,
+            "wait": 0,
+            "choices": 0,
+            "best": 0,
+            "lost": 0.0,
+            "moves": [],
+        }
+        for c in seats
+    }
+    timeline = [{"seq": 0, "turn": 1, "chances": _rounded(chances(state))}]
+    turn = 1
+    for action in actions:
+        kind, seq = action[0], int(action[1])
+        if kind == "roll":
+            face, bonus = int(action[2]), str(action[3] or "")
+            me = state.to_play
+            s = seat.get(me)
+            if s is not None and bonus != "control":
+                side = _side(state, me)
+                options = [chances(roll(state, f, bonus=bonus)[0])[side] for f in range(1, 7)]
+                s["luck"] += options[face - 1] - sum(options) / 6.0
+                s["rolls"] += 1
+                if face == 6:
+                    s["sixes"] += 1
+                    s["wait"] = 0
+                else:
+                    s["wait"] += 1
+                    s["longest_wait"] = max(s["longest_wait"], s["wait"])
+            before = state
+            state, _ = roll(state, face, bonus=bonus)
+        elif kind == "move":
+            named: Move = action[2]
+            shield = bool(action[3]) if len(action) > 3 else False
+            played = next(
+                (
+                    m
+                    for m in state.legal
+                    if (m.corner, m.pawn, m.frm, m.to)
+                    == (named.corner, named.pawn, named.frm, named.to)
+                ),
+                named,
+            )
+            me = state.to_play
+            s = seat.get(me)
+            if s is not None and len(state.legal) > 1:
+                ranked = after_moves(state)
+                side = _side(state, me)
+                best_move, best_chances = ranked[0]
+                got = next((c for m, c in ranked if m == played), best_chances)
+                lost = max(0.0, best_chances[side] - got[side])
+                s["choices"] += 1
+                s["lost"] += lost
+                if lost <= 1e-9 or played == best_move:
+                    s["best"] += 1
+                elif lost > 0.0:
+                    s["moves"].append(
+                        {
+                            "seq": seq,
+                            "played": describe(state, played),
+                            "better": describe(state, best_move),
+                            "why": explain(state, played, best_move),
+                            "lost": round(lost, 4),
+                            "played_move": _move_dict(played),
+                            "better_move": _move_dict(best_move),
+                        }
+                    )
+            before = state
+            state, _ = move(state, played, shield=shield)
+        elif kind == "leave":
+            before = state
+            state, _ = resign(state, int(action[2]), str(action[3]))
+        else:
+            continue
+        passed = state.phase == "over" or state.to_play != before.to_play
+        if passed:
+            turn += 1
+            timeline.append({"seq": seq, "turn": turn, "chances": _rounded(chances(state))})
+    swings = []
+    for a, b in zip(timeline, timeline[1:], strict=False):
+        for c in seats:
+            change = b["chances"][c] - a["chances"][c]
+            if abs(change) >= SWING:
+                swings.append(
+                    {"seq": b["seq"], "turn": b["turn"], "corner": c, "change": round(change, 4)}
+                )
+    out: dict[str, dict[str, Any]] = {}
+    for c, s in seat.items():
+        low, high = _sixes_interval(s["rolls"])
+        costly = sorted(s["moves"], key=lambda m: -m["lost"])[:3]
+        out[str(c)] = {
+            "colour": colour(state, c),
+            "luck": round(s["luck"], 4),
+            "rolls": s["rolls"],
+            "sixes": s["sixes"],
+            "expected_sixes": round(s["rolls"] / 6.0, 2),
+            "sixes_interval": [round(low, 1), round(high, 1)],
+            "longest_wait": s["longest_wait"],
+            "choices": s["choices"],
+            "best_share": round(s["best"] / s["choices"], 4) if s["choices"] else None,
+            "lost": round(s["lost"], 4),
+            "costliest": costly,
+        }
+    return {
+        "version": VERSION,
+        "seats": out,
+        "chances": timeline,
+        "swings": swings,
+        "placings": list(state.placings),
+    }
+
+
+def _rounded(values: Sequence[float]) -> list[float]:
+    return [round(v, 4) for v in values]
+
+
+def _move_dict(m: Move) -> dict[str, int]:
+    return {"corner": m.corner, "pawn": m.pawn, "from": m.frm, "to": m.to}
+
+
+def hint(state: State) -> tuple[Move, str, float]:
+    """Practice: the best move for the player to move, what it does and why in words, and the
+    player's chance after it."""
+    ranked = after_moves(state)
+    best, found = ranked[0]
+    does = describe(state, best)
+    if len(ranked) == 1:
+        return best, f"{does} (the only move)", found[state.to_play]
+    runner_up = ranked[1][0]
+    return best, f"{does}: {explain(state, runner_up, best)}", found[state.to_play]

@@ -1,0 +1,37 @@
+"""Practice: the Hint (issue 31): the best move for the roll in hand, by the winning-chances
+evaluator, and why in words. GET /api/matches/<code>/hint."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
+
+from games.bots.analysis import hint
+from games.models import Mode, Status
+from games.web.api import _match, _my_corners, api, error
+
+
+@api("GET")
+def match_hint(request: HttpRequest, code: str) -> HttpResponse:
+    match = _match(code)
+    if match.mode != Mode.PRACTICE:
+        return error("forbidden", _("Hints are for practice games only"))
+    if match.status != Status.ACTIVE:
+        return error("over", _("This game is over"))
+    state = match.state()
+    if state is None or state.to_play not in _my_corners(request, match):
+        return error("not_your_turn", _("A hint is for your own turn"))
+    if state.phase != "move" or not state.legal:
+        return JsonResponse(
+            {"move": None, "text": _("Roll the die first: a hint is for the roll in hand.")}
+        )
+    best, why, chance = hint(state)
+    return JsonResponse(
+        {
+            "move": {"corner": best.corner, "pawn": best.pawn, "from": best.frm, "to": best.to},
+            "best": best.pawn + 1,
+            "why": why,
+            "chance": round(chance, 4),
+            "choices": len(state.legal),
+        }
+    )

@@ -1,0 +1,32 @@
+// Practice: the Hint button (issue 31) asks the server for the best move for the roll in
+// hand and shows it in words, with the chance to win after it.
+const gettext = window.gettext || ((s) => s);
+const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
+
+const button = document.getElementById("hint");
+const out = document.getElementById("hint-text");
+
+button?.addEventListener("click", async () => {
+  out.hidden = false;
+  out.textContent = gettext("Thinking…");
+  try {
+    const response = await fetch(`/api/matches/${button.dataset.code}/hint`, { credentials: "same-origin" });
+    const body = await response.json();
+    if (!response.ok) {
+      out.textContent = body.message || gettext("No hint now.");
+      return;
+    }
+    if (!body.move) {
+      out.textContent = body.text;
+      return;
+    }
+    const why = body.why.charAt(0).toUpperCase() + body.why.slice(1);
+    out.textContent = interpolate(gettext("Best: pawn %s. %s. Your chance to win after it: %s."), [
+      String(body.best),
+      why,
+      `${Math.round(body.chance * 100)}%`,
+    ]);
+  } catch {
+    out.textContent = gettext("No hint now: the connection failed. Try again.");
+  }
+});

@@ -1,0 +1,161 @@
+// The match report beside the replay (issue 31): each seat's winning chances as a chart, the
+// dice luck and decisions, and the costliest moves; a tap on the chart or a costly move shows
+// that step on the board (through the replay's own slider).
+const gettext = window.gettext || ((s) => s);
+const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
+
+const cfg = JSON.parse(document.getElementById("replay-config").textContent);
+const reportEl = document.getElementById("replay-report");
+const $ = (id) => document.getElementById(id);
+const NS = "http://www.w3.org/2000/svg";
+const INK = { red: "#d33", green: "#2a2", yellow: "#c90", blue: "#36c" };
+const W = 320;
+const H = 170;
+const PAD = { l: 30, r: 6, t: 8, b: 22 };
+
+const pct = (x, sign = false) => `${sign && x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+const seatName = (corner) => (cfg.seats.find((s) => s.corner === Number(corner)) || {}).name || corner;
+const seatColour = (corner) => (cfg.seats.find((s) => s.corner === Number(corner)) || {}).colour || "grey";
+
+// The frame of the replay a stored seq is shown at (the state after that action).
+function frameOf(seq) {
+  const i = cfg.frames.findIndex((f) => (f.seq ?? 0) >= seq);
+  return i < 0 ? cfg.frames.length - 1 : i;
+}
+
+function jump(frame) {
+  const slider = $("slider");
+  slider.value = String(frame);
+  slider.dispatchEvent(new Event("input"));
+  $("board").scrollIntoView({ block: "nearest", behavior: "smooth" });
+}
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function chart(report) {
+  const svg = $("chances-chart");
+  svg.replaceChildren();
+  const points = report.chances;
+  const n = Math.max(1, points.length - 1);
+  const x = (i) => PAD.l + ((W - PAD.l - PAD.r) * i) / n;
+  const y = (p) => PAD.t + (H - PAD.t - PAD.b) * (1 - p);
+  for (const p of [0, 0.25, 0.5, 0.75, 1]) {
+    el("line", { x1: PAD.l, x2: W - PAD.r, y1: y(p), y2: y(p), class: "grid" }, svg);
+    el("text", { x: PAD.l - 4, y: y(p) + 3, class: "axis", "text-anchor": "end" }, svg).textContent = `${p * 100}%`;
+  }
+  const last = points[points.length - 1];
+  el("text", { x: W - PAD.r, y: H - 6, class: "axis", "text-anchor": "end" }, svg).textContent =
+    interpolate(gettext("turn %s"), [String(last.turn)]);
+  el("text", { x: PAD.l, y: H - 6, class: "axis" }, svg).textContent = interpolate(gettext("turn %s"), ["1"]);
+  for (const corner of Object.keys(report.seats)) {
+    const d = points.map((pt, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(pt.chances[corner]).toFixed(1)}`).join("");
+    el("path", { d, class: "line", stroke: INK[seatColour(corner)] || "#555", "data-corner": corner }, svg);
+  }
+  const index = new Map(points.map((pt, i) => [pt.seq, i]));
+  for (const s of report.swings || []) {
+    const i = index.get(s.seq);
+    if (i === undefined) continue;
+    const ring = el("circle", { cx: x(i), cy: y(points[i].chances[s.corner]), r: 4.5, class: "swing", stroke: INK[seatColour(s.corner)] || "#555" }, svg);
+    const title = el("title", {}, ring);
+    title.textContent = interpolate(gettext("%s: %s in one turn"), [seatName(s.corner), pct(s.change, true)]);
+  }
+  const cursor = el("line", { x1: 0, x2: 0, y1: PAD.t, y2: H - PAD.b, class: "cursor", visibility: "hidden" }, svg);
+  svg.addEventListener("click", (evt) => {
+    const box = svg.getBoundingClientRect();
+    const at = ((evt.clientX - box.left) / box.width) * W;
+    const i = Math.max(0, Math.min(points.length - 1, Math.round(((at - PAD.l) / (W - PAD.l - PAD.r)) * n)));
+    cursor.setAttribute("x1", x(i));
+    cursor.setAttribute("x2", x(i));
+    cursor.setAttribute("visibility", "visible");
+    jump(frameOf(points[i].seq));
+  });
+}
+
+function figures(report) {
+  const body = $("report-figures").querySelector("tbody");
+  body.replaceChildren();
+  const costly = [];
+  for (const [corner, s] of Object.entries(report.seats)) {
+    const tr = document.createElement("tr");
+    const cells = [
+      s.colour,
+      pct(s.luck, true),
+      `${s.sixes} (${s.expected_sixes.toFixed(1)})`,
+      s.best_share === null ? "–" : pct(s.best_share),
+      pct(-s.lost, true),
+    ];
+    for (const text of cells) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    tr.firstChild.classList.add(`ink-${seatColour(corner)}`);
+    body.appendChild(tr);
+    for (const c of s.costliest) costly.push({ ...c, corner });
+  }
+  costly.sort((a, b) => b.lost - a.lost);
+  const ol = $("report-costliest");
+  ol.replaceChildren();
+  for (const c of costly.slice(0, 6)) {
+    const li = document.createElement("li");
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "btn small costly-move";
+    btn.dataset.seq = String(c.seq);
+    btn.textContent = gettext("Show");
+    // The position the move was chosen in (just before it), then the move itself.
+    btn.addEventListener("click", () => jump(Math.max(0, frameOf(c.seq) - 1)));
+    const words = document.createElement("span");
+    words.textContent = interpolate(gettext("%s %s (%s); better: %s. %s"), [
+      report.seats[c.corner].colour,
+      c.played,
+      pct(-c.lost, true),
+      c.better,
+      c.why.charAt(0).toUpperCase() + c.why.slice(1),
+    ]);
+    li.append(btn, " ", words);
+    ol.appendChild(li);
+  }
+  if (!costly.length) {
+    const li = document.createElement("li");
+    li.textContent = gettext("Every move with a choice was the best one.");
+    ol.appendChild(li);
+  }
+}
+
+function render(report) {
+  $("report-pending").hidden = true;
+  $("report-ready").hidden = false;
+  $("match-report").dataset.state = "ready";
+  chart(report);
+  figures(report);
+}
+
+async function poll(code) {
+  // Until the report is stored: ask again every few seconds.
+  for (let i = 0; i < 120; i++) {
+    await new Promise((r) => setTimeout(r, 4000));
+    try {
+      const response = await fetch(`/api/matches/${code}/replay`, { credentials: "same-origin" });
+      if (!response.ok) continue;
+      const record = await response.json();
+      if (record.report && record.report.state === "ready") {
+        render(record.report);
+        return;
+      }
+    } catch {
+      // the network blinked: try again
+    }
+  }
+}
+
+if (reportEl) {
+  const report = JSON.parse(reportEl.textContent);
+  if (report && report.state === "ready") render(report);
+  else if (report && report.state === "pending") poll($("match-report").dataset.code);
+}
