@@ -70,6 +70,14 @@ REPORTS_CLOSED = "fairplay.reports_closed"
 SANCTION_APPEALED = "fairplay.appealed"
 APPEAL_DECIDED = "fairplay.appeal_decided"
 
+# Tournaments
+TOURNAMENT_CREATED = "tournament.created"
+TOURNAMENT_JOINED = "tournament.joined"
+TOURNAMENT_WITHDRAWN = "tournament.withdrawn"
+TOURNAMENT_RESULT = "tournament.result"
+TOURNAMENT_GAME_VOIDED = "tournament.game_voided"
+TOURNAMENT_FINISHED = "tournament.finished"
+
 # Admin
 ADMIN_ACTION = "admin.action"
 
@@ -152,6 +160,17 @@ ACTIONS: list[tuple[str, list[tuple[str, str]]]] = [
             (REPORTS_CLOSED, "Reports of a player closed without a sanction"),
             (SANCTION_APPEALED, "Sanction appealed"),
             (APPEAL_DECIDED, "Appeal of a sanction decided"),
+        ],
+    ),
+    (
+        "Tournaments",
+        [
+            (TOURNAMENT_CREATED, "Tournament created"),
+            (TOURNAMENT_JOINED, "Joined a tournament (or came back)"),
+            (TOURNAMENT_WITHDRAWN, "Withdrew from a tournament (or paused)"),
+            (TOURNAMENT_RESULT, "Tournament game result counted"),
+            (TOURNAMENT_GAME_VOIDED, "Tournament game voided or counted again"),
+            (TOURNAMENT_FINISHED, "Tournament finished: final standings"),
         ],
     ),
     ("Admin", [(ADMIN_ACTION, "Admin action")]),

@@ -37,6 +37,15 @@ app.conf.beat_schedule = {
         "schedule": SWEEP_EVERY_SECONDS,
         "options": {"expires": 5 * SWEEP_EVERY_SECONDS},
     },
+    # Tournaments: start, pair, next round, finish (every second, or the shorter tick); and
+    # the site's own hourly and daily events, opened six hours ahead (every ten minutes;
+    # opening twice is harmless).
+    "tick-tournaments": {
+        "task": "tournaments.tick",
+        "schedule": max(SWEEP_EVERY_SECONDS, 1.0),
+        "options": {"expires": 5.0},
+    },
+    "schedule-tournaments": {"task": "tournaments.schedule", "schedule": 600.0},
     # Issue 31: the report of every match that finished since (games.services.analysis).
     "analyse-finished-matches": {
         "task": "games.analyse_finished",

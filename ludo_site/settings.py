@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "ranked",
     "disputes",
     "fairplay",
+    "tournaments",
 ]
 
 MIDDLEWARE = [

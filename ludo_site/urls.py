@@ -15,6 +15,7 @@ urlpatterns = [
     path("play/", include("ranked.urls")),
     path("disputes/", include("disputes.urls")),
     path("fairplay/", include("fairplay.urls")),
+    path("tournaments/", include("tournaments.urls")),
     path("admin/", admin.site.urls),
     # Issue 29: the header's language picker and the scripts' catalogue (global gettext).
     path("i18n/setlang/", choose_language, name="set_language"),

@@ -20,6 +20,7 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from django.db import close_old_connections, connections, transaction
 from django.db.models import Case, DateTimeField, F, Q, When
@@ -152,6 +153,17 @@ def sweep_grace(*, batch: int) -> int:
 # ---------------------------------------------------------------------------- in-process
 
 
+# Sweeps of apps above this one (the tournaments' tick) that the in-process clock runs too,
+# registered by their app at start-up (with Celery, beat sends their own tasks).
+EXTRA_SWEEPS: list[Callable[[], object]] = []
+
+
+def also_sweep(run: Callable[[], object]) -> None:
+    """Have the in-process clock run `run` at each of its ticks."""
+    if run not in EXTRA_SWEEPS:
+        EXTRA_SWEEPS.append(run)
+
+
 # After a failed sweep (the database away, a connection it ended) the clock looks again soon,
 # not at its next tick: RETRY_FIRST seconds, doubled after each failure in a row, up to
 # RETRY_MOST (or its own tick, if shorter). Each failure is logged with the wait.
@@ -206,6 +218,8 @@ class InProcessClock:
                 close_old_connections()
                 acted = sweep()
                 matchmaking.sweep_all()  # the quick-match queues
+                for extra in EXTRA_SWEEPS:
+                    extra()
                 soon = seconds_to_next_deadline()
                 if soon is not None and (soon > 0 or acted):
                     wait = min(self.every, max(soon, 0.0))

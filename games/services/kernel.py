@@ -22,9 +22,10 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import connection, models, router, transaction
 from django.db.models import Q
 from django.db.models.functions import Now
+from django.db.models.signals import post_save
 
 from audit import actions
 from audit import services as audit
@@ -498,6 +499,16 @@ def write_fenced(match: Match, fields: list[str]) -> None:
             "stale", "The match has moved on while this change was made: try it again"
         )
     match.revision += 1
+    # A fenced UPDATE is no Model.save(): say the match was saved, as save(update_fields=...)
+    # did before, so receivers of its saves (tournaments count an ended match) hear of it.
+    post_save.send(
+        sender=Match,
+        instance=match,
+        created=False,
+        update_fields=frozenset(fields),
+        raw=False,
+        using=router.db_for_write(Match),
+    )
 
 
 def announce(change: Change) -> None:

@@ -1,0 +1,140 @@
+"""The tournament pages: the list, an event's page and its JSON standings, joining and
+withdrawing, the verify page, the profile's results, the nav link, and the admin."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from django.test import Client
+
+from accounts.models import User
+from audit import actions
+from audit.clock import db_now
+from audit.models import AuditEntry
+from tournaments import services
+from tournaments.models import Player, Tournament
+
+from .play import finish_game, playing
+
+
+def event(kind: str = "arena", queue: str = "duel", **kw: Any) -> Tournament:
+    return services.create(
+        name=kw.pop("name", f"Test {kind}"),
+        kind=kind,
+        queue=queue,
+        starts_at=kw.pop("starts_at", db_now() - timedelta(seconds=1)),
+        minutes=kw.pop("minutes", 30),
+        **kw,
+    )
+
+
+def signed_in(user: User) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_list_shows_upcoming_running_and_finished(make_users: Callable[[int], list[User]]) -> None:
+    soon = event(name="Evening arena", starts_at=db_now() + timedelta(hours=1))
+    now = event(name="Running Swiss", kind="swiss", rounds=3)
+    services.tick()
+    page = Client().get("/tournaments/").content.decode()
+    assert "Evening arena" in page and "Running Swiss" in page
+    assert page.index("Running Swiss") < page.index("Evening arena")  # running comes first
+    assert (
+        f'href="/tournaments/{soon.code}/"' in page and f'href="/tournaments/{now.code}/"' in page
+    )
+    assert 'href="/tournaments/"' in page  # the nav link
+
+
+def test_join_withdraw_and_live_standings(
+    make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
+) -> None:
+    a, b = make_users(2)
+    t = event()
+    ca, cb = signed_in(a), signed_in(b)
+    page = ca.get(f"/tournaments/{t.code}/").content.decode()
+    assert 'id="join"' in page
+    assert ca.post(f"/tournaments/{t.code}/join").status_code == 302
+    r = cb.post(f"/tournaments/{t.code}/join", headers={"Accept": "application/json"})
+    assert r.status_code == 200 and r.json()["you"]["status"] == "active"
+    services.tick()
+    data = ca.get(f"/tournaments/{t.code}/standings.json").json()
+    (game,) = playing(t)
+    assert data["you"]["game"] == f"/r/{game.match.code}/"
+    assert [g["code"] for g in data["games"]] == [game.match.code]
+    page = Client().get(f"/tournaments/{t.code}/").content.decode()
+    assert f'href="/r/{game.match.code}/"' in page  # watchable while it runs
+    finish_game(game, [b.pk, a.pk], django_capture_on_commit_callbacks)
+    data = Client().get(f"/tournaments/{t.code}/standings.json").json()
+    assert [(r["name"], r["score"]) for r in data["rows"]] == [(b.username, 2), (a.username, 0)]
+    assert data["games"] == []
+    assert ca.post(f"/tournaments/{t.code}/withdraw").status_code == 302
+    assert Player.objects.get(tournament=t, user=a).status == "paused"
+    page = ca.get(f"/tournaments/{t.code}/").content.decode()
+    assert "Come back" in page
+    page = Client().get(f"/tournaments/{t.code}/").content.decode()
+    assert f'href="/r/{game.match.code}/replay/"' in page
+
+
+def test_refusals_are_coded_and_shown(make_users: Callable[[int], list[User]]) -> None:
+    (a,) = make_users(1)
+    t = event(min_games=5)
+    r = signed_in(a).post(f"/tournaments/{t.code}/join", headers={"Accept": "application/json"})
+    assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden"
+    assert "5 rated games" in signed_in(a).get(f"/tournaments/{t.code}/").content.decode()
+    anonymous = Client().get(f"/tournaments/{t.code}/").content.decode()
+    assert "Tournaments are for accounts" in anonymous
+    assert Client().get("/tournaments/NOPE00/").status_code == 404
+    assert Client().get(f"/tournaments/{t.code}/join").status_code == 405
+
+
+def test_verify_page_and_profile(
+    make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
+) -> None:
+    a, b = make_users(2)
+    t = event(name="Profile arena")
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    (game,) = playing(t)
+    finish_game(game, [a.pk, b.pk], django_capture_on_commit_callbacks)
+    page = Client().get(f"/tournaments/{t.code}/verify/").content.decode()
+    assert 'data-ok="1"' in page
+    Player.objects.filter(tournament=t, user=b).update(score=7)
+    page = Client().get(f"/tournaments/{t.code}/verify/").content.decode()
+    assert 'data-ok="0"' in page and "published score 7, recomputed 0" in page
+    profile = signed_in(a).get(f"/players/{a.username}/").content.decode()
+    assert "Profile arena" in profile and f'href="/tournaments/{t.code}/"' in profile
+
+
+def test_admin_creates_an_audited_event(make_users: Callable[[int], list[User]]) -> None:
+    (boss,) = make_users(1)
+    boss.is_staff = boss.is_superuser = True
+    boss.save()
+    client = signed_in(boss)
+    start = db_now() + timedelta(hours=2)
+    form = {
+        "name": "Moderators' cup",
+        "kind": "swiss",
+        "queue": "classic-4",
+        "starts_at_0": start.strftime("%Y-%m-%d"),
+        "starts_at_1": start.strftime("%H:%M:%S"),
+        "minutes": "20",
+        "rounds": "0",
+        "min_games": "0",
+        "min_account_days": "0",
+        "players-TOTAL_FORMS": "0",
+        "players-INITIAL_FORMS": "0",
+    }
+    r = client.post("/admin/tournaments/tournament/add/", form)
+    assert r.status_code == 200 and "at least one round" in r.content.decode()
+    form["rounds"] = "4"
+    r = client.post("/admin/tournaments/tournament/add/", form)
+    assert r.status_code == 302, r.content.decode()[:2000]
+    t = Tournament.objects.get(name="Moderators' cup")
+    assert len(t.code) == 6 and t.created_by == boss and t.rounds == 4
+    entry = AuditEntry.objects.get(action=actions.TOURNAMENT_CREATED)
+    assert entry.extra_data["code"] == t.code

@@ -1,0 +1,92 @@
+"""``manage.py bench_arena_pairing [--players 1000] [--queue duel]``: how long an arena takes
+to pair a crowd whose games have just ended. Makes the players, their entries and an arena
+inside one transaction, then times (1) reading the free players and the pure pairing
+(`tournaments.services.arena_tables`) and (2) choosing the tables and opening their ranked
+matches through the match services, each table on its own as the tick does (the first by
+hand, to time it, then the tick that beat runs every second for the rest); then rolls
+everything back (nothing is kept).
+Prints the figures with the load average (timings on a shared machine are noisy)."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import connection, transaction
+
+from audit.clock import db_now
+from tournaments import services
+from tournaments.models import Game, Player
+
+
+class _Rollback(Exception):
+    pass
+
+
+class Command(BaseCommand):
+    help = "Time the pairing of an arena's players whose games just ended (rolled back)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--players", type=int, default=1000)
+        parser.add_argument("--queue", default="duel", choices=["duel", "classic-2", "classic-4"])
+        parser.add_argument("--seed", type=int, default=1)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        n, queue = int(options["players"]), str(options["queue"])
+        rng = random.Random(int(options["seed"]))
+        try:
+            with transaction.atomic():
+                self._run(n, queue, rng)
+                raise _Rollback
+        except _Rollback:
+            pass
+
+    def _run(self, n: int, queue: str, rng: random.Random) -> None:
+        User = get_user_model()
+        tag = f"bench{rng.randrange(10**9)}"
+        users = User.objects.bulk_create(
+            [User(username=f"{tag}-{i}", password="!") for i in range(n)]
+        )
+        if connection.vendor == "sqlite":
+            users = list(User.objects.filter(username__startswith=f"{tag}-").order_by("pk"))
+        t = services.create(
+            name="Bench arena",
+            kind="arena",
+            queue=queue,
+            starts_at=db_now() - timedelta(seconds=1),
+            minutes=60,
+        )
+        Player.objects.bulk_create(
+            [
+                Player(
+                    tournament=t,
+                    user=u,
+                    rating=rng.uniform(-5, 30),
+                    score=rng.randrange(30),
+                    last_table=[u.pk, users[(i + 1) % n].pk],
+                )
+                for i, u in enumerate(users)
+            ]
+        )
+        load = os.getloadavg()
+        start = time.perf_counter()
+        tables = services.arena_tables(t)
+        pure = time.perf_counter() - start
+        first = services.open_arena_table(t.pk, tables[0], db_now())
+        to_first = time.perf_counter() - start
+        opened = int(first) + services.tick()  # the rest, as beat's tick pairs them
+        ticked = time.perf_counter() - start
+        seated = sum(len(g.users) for g in Game.objects.filter(tournament=t))
+        self.stdout.write(
+            f"arena of {n} players ({queue}), all free: read and pure pairing "
+            f"{pure * 1000:.1f} ms ({len(tables)} tables); the tick that pairs them and opens "
+            f"{opened} ranked matches through the match services {ticked:.2f} s, the first "
+            f"open after {to_first * 1000:.0f} ms "
+            f"({ticked / max(opened, 1) * 1000:.1f} ms a match, {seated} players seated); "
+            f"{connection.vendor}; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+        )
