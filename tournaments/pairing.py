@@ -19,8 +19,10 @@ Tie-breaks (`standings`)
 Arena pairing (`pair_arena`)
   The free players (not paused, not in a game) in order of score, then rating, best first;
   each table takes the next players in that order, skipping one who would make the table a
-  repeat of the last table of any player at it (an immediate rematch). Whoever is left over
-  waits for the next pairing. Linear in the players (each looks ahead at most `LOOKAHEAD`).
+  repeat of the last table of any player at it (an immediate rematch), or that a block
+  keeps away from someone already at it (fair play: never, not even as a last resort).
+  Whoever is left over waits for the next pairing. Linear in the players (each looks ahead
+  at most `LOOKAHEAD`).
 
 Swiss pairing
   Duels (`pair_swiss_duels`): the Monrad system with backtracking: players ordered by score,
@@ -145,11 +147,17 @@ class ArenaPlayer:
     score: int
     rating: float
     last_table: frozenset[int] = frozenset()  # the players of their last game, them included
+    apart: frozenset[int] = frozenset()  # players a block keeps away from them (either side's)
 
 
 def _repeats(table: Sequence[ArenaPlayer]) -> bool:
     users = frozenset(p.user for p in table)
     return any(p.last_table == users for p in table)
+
+
+def _kept_apart(table: Sequence[ArenaPlayer], player: ArenaPlayer) -> bool:
+    """Whether a block keeps `player` away from someone already at the table."""
+    return any(p.user in player.apart or player.user in p.apart for p in table)
 
 
 def pair_arena(free: Sequence[ArenaPlayer], size: int) -> list[list[int]]:
@@ -171,7 +179,9 @@ def pair_arena(free: Sequence[ArenaPlayer], size: int) -> list[list[int]]:
             if not taken[j]:
                 looked += 1
                 candidate = [*table, order[j]]
-                if len(candidate) < size or not _repeats(candidate):
+                if _kept_apart(table, order[j]):
+                    pass  # a block: never at one table, however long they wait
+                elif len(candidate) < size or not _repeats(candidate):
                     table.append(order[j])
                     picked.append(j)
             j += 1

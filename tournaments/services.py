@@ -255,8 +255,9 @@ def _locked(code: str) -> Tournament:
 
 def fair_play_blocked(user_ids: Iterable[int]) -> set[int]:
     """THE place where pairing consults fair play: the ids among `user_ids` that may not be
-    paired now (a ranked suspension in force, issue 33). Blocks between two players are not
-    yet a pairing constraint here: the pairing functions would need pairs to keep apart."""
+    paired now (a ranked suspension in force, issue 33). Blocks between two players are kept
+    apart by the arena's pairing (`free_arena_players` passes them); Swiss pairing does not
+    consult them yet."""
     return fairplay_selectors.suspended(list(user_ids))
 
 
@@ -485,8 +486,19 @@ def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
         )
     )
     blocked = fair_play_blocked(p.user_id for p in players)
+    apart: dict[int, set[int]] = {}
+    for pair in fairplay_selectors.blocked_pairs([p.user_id for p in players]):
+        one, two = tuple(pair)
+        apart.setdefault(one, set()).add(two)
+        apart.setdefault(two, set()).add(one)
     return [
-        pairing.ArenaPlayer(p.user_id, p.score, p.rating, frozenset(p.last_table))
+        pairing.ArenaPlayer(
+            p.user_id,
+            p.score,
+            p.rating,
+            frozenset(p.last_table),
+            frozenset(apart.get(p.user_id, ())),
+        )
         for p in players
         if p.user_id not in blocked
     ]

@@ -53,6 +53,22 @@ def test_arena_table_of_four_is_not_the_same_table_again() -> None:
     assert tables == [[1, 2, 3, 5]]  # 4 waits with nobody: never the same four again
 
 
+def test_arena_never_seats_a_blocked_pair_together() -> None:
+    """Fair play (issue 33): 1 blocked 2, so the best-placed two do not meet; with only the
+    two of them free they wait, even where a rematch rule alone would let them play."""
+    free = [
+        ArenaPlayer(1, 9, 0.0, apart=frozenset({2})),
+        ArenaPlayer(2, 8, 0.0, apart=frozenset({1})),
+        ArenaPlayer(3, 1, 0.0),
+        ArenaPlayer(4, 0, 0.0),
+    ]
+    assert pair_arena(free, 2) == [[1, 3], [2, 4]]
+    assert pair_arena(free[:2], 2) == []
+    four = [ArenaPlayer(u, 10 - u, 0.0) for u in (1, 2, 3, 4)]
+    four[3] = ArenaPlayer(4, 6, 0.0, apart=frozenset({1}))
+    assert pair_arena([*four, ArenaPlayer(5, 0, 0.0)], 4) == [[1, 2, 3, 5]]
+
+
 def test_arena_pairs_everyone_of_a_thousand_once() -> None:
     rng = random.Random(7)
     free = [ArenaPlayer(u, rng.randrange(40), rng.random() * 30) for u in range(1000)]

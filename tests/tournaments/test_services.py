@@ -16,7 +16,7 @@ from accounts.models import User
 from audit import actions
 from audit.clock import db_now
 from audit.models import AuditEntry
-from fairplay.models import Sanction
+from fairplay.models import Block, Sanction
 from games import services as match_services
 from games.models import Match, Seat
 from ranked.models import Rating
@@ -111,6 +111,20 @@ def test_a_suspended_arena_player_is_not_paired(
     held.lifted_at = db_now()
     held.save()
     assert services.fair_play_blocked([a.pk, b.pk, c.pk]) == set()
+
+
+def test_an_arena_keeps_a_blocked_pair_apart(
+    make_users: Callable[[int], list[User]],
+) -> None:
+    """A block (either side's) reaches the arena's pairing: the two never share a table."""
+    a, b, c, d = make_users(4)
+    Block.objects.create(blocker=a, blocked=b)
+    t = event("arena", "duel")
+    for user in (a, b, c, d):
+        services.join(code=t.code, user=user)
+    services.tick()
+    tables = [set(g.users) for g in playing(t)]
+    assert len(tables) == 2 and {a.pk, b.pk} not in tables
 
 
 def test_arena_finishes_after_its_window(
