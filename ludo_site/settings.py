@@ -276,12 +276,13 @@ METRICS_ALLOW = env.parse_networks(os.environ.get("METRICS_ALLOW"))
 
 # Content-Security-Policy on every response (ops.middleware): scripts only from the site's
 # own files (data goes in json_script blocks, which are not run), sockets to the site itself.
+# Pages may be framed by the site itself only (the desk's review frames the replay).
 # CSP="" sends none.
 CSP = os.environ.get(
     "CSP",
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
-    "form-action 'self'; frame-ancestors 'none'",
+    "form-action 'self'; frame-ancestors 'self'",
 )
 
 # Error reports (ops.sentry): SENTRY_DSN turns on sentry-sdk (Django, Celery, asyncio);

@@ -41,8 +41,8 @@ def test_two_accounts_queue_play_and_see_their_new_ratings(site: str, people: An
     rita = people(DESKTOP).page()
     sign_up(rita, site, "rita")
     expect(rita.locator("h1")).to_have_text("Ranked quick match")
-    expect(rita.locator("#ratings tbody tr")).to_have_count(3)
-    expect(rita.locator("#ratings .provisional")).to_have_count(3)
+    expect(rita.locator("#ratings tbody tr")).to_have_count(4)  # duel, classic 2 and 4, quick
+    expect(rita.locator("#ratings .provisional")).to_have_count(4)
     rita.click("button[data-queue=duel]")
     expect(rita.locator("#waiting")).to_be_visible()
     expect(rita.locator("#waiting-queue")).to_have_text("Duel (ranked)")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from .conftest import DESKTOP, PHONE, ROOT, embedded, on_stack, shoot, stack
@@ -145,14 +146,26 @@ def play_until_finished(pages: list[Page], site: str, code: str, timeout: float 
             expect(winner.locator("#turn")).to_contain_text("over", timeout=30_000)
             played += 1
             for page in seated:
-                page.goto(event)
+                visit(page, event)
         title = pages[0].locator("#standings-title")
         if not in_room(pages[0]) and title.count() and title.inner_text() == "Final standings":
             return played
         pages[0].wait_for_timeout(300)
         if not in_room(pages[0]) and pages[0].url != event:
-            pages[0].goto(event)
+            visit(pages[0], event)
     raise AssertionError(f"the event did not finish in {timeout} s ({played} games played)")
+
+
+def visit(page: Page, url: str) -> None:
+    """Open `url`; the event page reloads itself when the standings become final (and sends
+    a player to their next game), which may interrupt a navigation the test started: then the
+    page's own navigation is waited for instead."""
+    try:
+        page.goto(url)
+    except PlaywrightError as error:
+        if "interrupted by another navigation" not in str(error):
+            raise
+        page.wait_for_load_state()
 
 
 def check_verify(
@@ -219,7 +232,7 @@ def test_an_arena_to_its_final_standings(people: Any, tmp_path: Path) -> None:
             (s for _, s in rows), reverse=True
         )
         shoot(pages[0], "tournament-arena-final")
-        pages[1].goto(f"{site}/tournaments/{code}/")
+        visit(pages[1], f"{site}/tournaments/{code}/")
         shoot(pages[1], "tournament-arena-final")
         check_verify(pages[0], site, code, manage)
 
@@ -244,6 +257,6 @@ def test_a_swiss_event_to_its_final_standings(people: Any, tmp_path: Path) -> No
         assert sum(s for _, s in rows) == 4  # two wins and two byes, a point each
         expect(page.locator(".games-done .tag", has_text=re.compile("bye"))).to_have_count(2)
         shoot(page, "tournament-swiss-final")
-        pages[2].goto(f"{site}/tournaments/{code}/")
+        visit(pages[2], f"{site}/tournaments/{code}/")
         shoot(pages[2], "tournament-swiss-final")
         check_verify(page, site, code, manage)
