@@ -4,7 +4,7 @@
     .venv/bin/python -m ludo_site.catalogues check     # per language: strings, done, problems
 
 The compiled .mo files are committed, so `make run` serves every language on a machine with no
-GNU gettext; `compile` (babel, in requirements.txt) refreshes them after a translator's edit,
+GNU gettext; `compile` (babel, in requirements-dev.txt) refreshes them after a translator's edit,
 and tests/i18n fails when a .mo is out of step with its .po. Refreshing the .po files from the
 code needs GNU gettext (`makemessages`, locale/README.md).
 """

@@ -147,13 +147,22 @@ def play_until_finished(pages: list[Page], site: str, code: str, timeout: float 
             played += 1
             for page in seated:
                 visit(page, event)
-        title = pages[0].locator("#standings-title")
-        if not in_room(pages[0]) and title.count() and title.inner_text() == "Final standings":
+        if not in_room(pages[0]) and "Final standings" in titles(pages[0]):
             return played
         pages[0].wait_for_timeout(300)
         if not in_room(pages[0]) and pages[0].url != event:
             visit(pages[0], event)
     raise AssertionError(f"the event did not finish in {timeout} s ({played} games played)")
+
+
+def titles(page: Page) -> list[str]:
+    """The standings' title as the page shows it now, without waiting: the event page reloads
+    itself, or sends its player to a room, at any moment (a locator that waited would wait out
+    its whole timeout on the room page)."""
+    try:
+        return page.locator("#standings-title").all_inner_texts()
+    except PlaywrightError:  # the page navigated under the read
+        return []
 
 
 def visit(page: Page, url: str) -> None:
