@@ -1,8 +1,9 @@
 """The only writer of tournament rows: creating an event, entering and withdrawing, the
 clock's tick (start, pair, next round, finish), a game's result, and the published
-standings. The games are ranked matches opened through `games.services` (``match_create``
-with the paired accounts, then ``match_join``): the same rules, clocks, forfeits, dice proof
-and rating as the ranked queues; this module never writes a match row.
+standings. The games are ranked matches opened through `games.services`
+(``ranked_matches_create``: a round's or a tick's tables together, each what ``match_create``
+with the paired accounts and ``match_join`` make): the same rules, clocks, forfeits, dice
+proof and rating as the ranked queues; this module never writes a match row.
 
 A match's end reaches `game_ended` from a ``post_save`` receiver (`tournaments.apps`) after
 its transaction commits; a moderator's void or its undoing arrives the same way, and the
@@ -11,6 +12,7 @@ standings are published again (audited).
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from collections.abc import Iterable, Sequence
@@ -21,7 +23,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import is_guest
@@ -32,7 +34,7 @@ from fairplay import selectors as fairplay_selectors
 from games import services as match_services
 from games.clocks.timing import scaled
 from games.match.errors import ServiceError
-from games.models import Match, Status
+from games.models import Match, Mode, Seat, Status
 from ranked.models import Rating
 from ranked.ratings import MU, QUEUE_RULES, SIGMA, ordinal
 
@@ -426,25 +428,23 @@ def _pause_absent(t: Tournament, match: Match) -> None:
 
 def tick(now: datetime | None = None) -> int:
     """What time makes happen in every event not over: start, pair, next round, finish.
-    Each event is locked with SKIP LOCKED (ticks side by side share them out). An arena's
-    tables are chosen under that lock, then each is opened in a transaction of its own (the
-    first players start at once, and nobody waits for a thousand others' matches). Returns
-    the games opened."""
+    Each event is locked with SKIP LOCKED (ticks side by side share them out); a running
+    arena's free players are paired under that lock and all their tables opened together
+    (`_open_games`: the ranked matches made in one batch by the match services, the games
+    and the players' rows in a few statements). Returns the games opened."""
     now = now or db_now()
     opened = 0
     due = Tournament.objects.filter(
         state__in=[State.UPCOMING, State.RUNNING], starts_at__lte=now
     ).values_list("pk", flat=True)
     for pk in list(due):
-        tables: list[list[int]] = []
         with transaction.atomic():
             t = Tournament.objects.select_for_update(skip_locked=True).filter(pk=pk).first()
             if t is None or t.state not in (State.UPCOMING, State.RUNNING):
                 continue
             opened += _tick_one(t, now)
             if t.kind == Kind.ARENA and t.state == State.RUNNING and now < ends_at(t):
-                tables = arena_tables(t)
-        opened += sum(open_arena_table(pk, table, now) for table in tables)
+                opened += len(_open_games(t, arena_tables(t), 0))
     return opened
 
 
@@ -457,7 +457,7 @@ def _tick_one(t: Tournament, now: datetime) -> int:
     if t.kind == Kind.ARENA:
         if now >= ends_at(t) and not playing.exists():
             _finish(t, now)
-        return 0  # the tick pairs a running arena (`arena_tables`, `open_arena_table`)
+        return 0  # the tick pairs a running arena (`arena_tables`, `_open_games`)
     if t.round == 0 or not playing.filter(round=t.round).exists() or now >= round_deadline(t):
         if t.round >= t.rounds:
             if not playing.exists():
@@ -480,17 +480,16 @@ def _busy(t: Tournament) -> set[int]:
 
 
 def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
+    """The arena's players to pair now: active, between games, not suspended, not seated in
+    a ranked match elsewhere; each with the players a block keeps away from them."""
     players = list(
         Player.objects.filter(tournament=t, status=Player.Status.ACTIVE, game__isnull=True).only(
             "user_id", "score", "rating", "last_table"
         )
     )
-    blocked = fair_play_blocked(p.user_id for p in players)
-    apart: dict[int, set[int]] = {}
-    for pair in fairplay_selectors.blocked_pairs([p.user_id for p in players]):
-        one, two = tuple(pair)
-        apart.setdefault(one, set()).add(two)
-        apart.setdefault(two, set()).add(one)
+    ids = [p.user_id for p in players]
+    blocked = fair_play_blocked(ids) | playing_elsewhere(ids)
+    apart = _apart(ids)
     return [
         pairing.ArenaPlayer(
             p.user_id,
@@ -504,24 +503,35 @@ def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
     ]
 
 
+def _apart(ids: list[int]) -> dict[int, set[int]]:
+    """Who a block keeps away from whom among `ids` (either side's block)."""
+    apart: dict[int, set[int]] = {}
+    for pair in fairplay_selectors.blocked_pairs(ids):
+        one, two = tuple(pair)
+        apart.setdefault(one, set()).add(two)
+        apart.setdefault(two, set()).add(one)
+    return apart
+
+
+def playing_elsewhere(user_ids: Sequence[int]) -> set[int]:
+    """Of `user_ids`, those seated in a ranked match waiting or being played (one ranked
+    match at a time: the match services would refuse them; they are paired once free)."""
+    ids = list(user_ids)
+    if not ids:
+        return set()
+    return set(
+        Seat.objects.filter(
+            user_id__in=ids,
+            left=False,
+            match__mode=Mode.RANKED,
+            match__status__in=(Status.WAITING, Status.ACTIVE),
+        ).values_list("user_id", flat=True)
+    )
+
+
 def arena_tables(t: Tournament) -> list[list[int]]:
     """The tables the arena's free players would sit at now (user ids)."""
     return pairing.pair_arena(free_arena_players(t), table_size(t))
-
-
-def open_arena_table(tournament_id: int, users: Sequence[int], now: datetime) -> bool:
-    """Open one arena table in its own transaction, if the event still runs and every player
-    at it is still active and free (checked under the event's lock)."""
-    with transaction.atomic():
-        t = Tournament.objects.select_for_update().get(pk=tournament_id)
-        if t.state != State.RUNNING or now >= ends_at(t):
-            return False
-        free = Player.objects.filter(
-            tournament=t, user_id__in=list(users), status=Player.Status.ACTIVE, game__isnull=True
-        ).count()
-        if free != len(users):
-            return False
-        return _open_game(t, users, 0) is not None
 
 
 def start_round(t: Tournament, now: datetime) -> int:
@@ -558,39 +568,68 @@ def start_round(t: Tournament, now: datetime) -> int:
     ]
     size = table_size(t)
     made = pairing.pair_swiss_duels(swiss) if size == 2 else pairing.pair_swiss_tables(swiss, size)
-    for u in made.byes:
-        Game.objects.create(
-            tournament=t, round=t.round, users=[u], status=Game.Status.BYE, ended_at=now
-        )
-    opened = sum(_open_game(t, table, t.round) is not None for table in made.tables)
+    Game.objects.bulk_create(
+        [
+            Game(tournament=t, round=t.round, users=[u], status=Game.Status.BYE, ended_at=now)
+            for u in made.byes
+        ]
+    )
+    opened = len(_open_games(t, made.tables, t.round))
     _publish(t)
     return opened
 
 
-def _open_game(t: Tournament, users: Sequence[int], round_: int) -> Game | None:
-    """One ranked match for a table, through the match services, in a savepoint: a refusal
-    (a player now in another ranked match) leaves them for the next pairing."""
-    rules, size = QUEUE_RULES[t.queue]
+def _open_games(t: Tournament, tables: Sequence[Sequence[int]], round_: int) -> list[Game]:
+    """A ranked match for each table, made together by the match services
+    (`ranked_matches_create`), then the games and the players' rows in one statement each.
+    A table the services refuse (a player now in another ranked match) is left: its players
+    wait for the next pairing."""
+    if not tables:
+        return []
+    rules, _size = QUEUE_RULES[t.queue]
     User = get_user_model()
-    try:
-        with transaction.atomic():
-            by_id = {u.pk: u for u in User.objects.filter(pk__in=list(users))}
-            seated = [by_id[u] for u in users]
-            match = match_services.match_create(
-                ruleset=rules, players=size, mode="ranked", host=seated[0], paired=seated
+    by_id = User.objects.in_bulk([u for table in tables for u in table])
+    seated = [[by_id[u] for u in table if u in by_id] for table in tables]
+    made = match_services.ranked_matches_create(ruleset=rules, tables=seated)
+    games: list[Game] = []
+    for users, match in zip(seated, made, strict=True):
+        if isinstance(match, ServiceError):
+            log.info("tournament %s: table %s not seated: %s", t.code, [u.pk for u in users], match)
+            continue
+        games.append(Game(tournament=t, round=round_, match=match, users=[u.pk for u in users]))
+    Game.objects.bulk_create(games)
+    _seat_players(t, games)
+    return games
+
+
+def _seat_players(t: Tournament, games: list[Game]) -> None:
+    """Each player of `games` is in that game now, and it is their last table: one
+    ``UPDATE`` from arrays in PostgreSQL (elsewhere Django's `bulk_update`)."""
+    table_of = {int(u): game for game in games for u in game.users}
+    if not table_of:
+        return
+    if connection.vendor == "postgresql":
+        users = list(table_of)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f'UPDATE "{Player._meta.db_table}" p SET "game_id" = v.game,'
+                ' "last_table" = v.tbl::jsonb'
+                " FROM unnest(%s::bigint[], %s::bigint[], %s::text[]) AS v(uid, game, tbl)"
+                ' WHERE p."tournament_id" = %s AND p."user_id" = v.uid',
+                [
+                    users,
+                    [table_of[u].pk for u in users],
+                    [json.dumps(table_of[u].users) for u in users],
+                    t.pk,
+                ],
             )
-            for user in seated[1:]:
-                match_services.match_join(code=match.code, user=user)
-            game = Game.objects.create(
-                tournament=t, round=round_, match=match, users=[u.pk for u in seated]
-            )
-            Player.objects.filter(tournament=t, user_id__in=list(users)).update(
-                game=game, last_table=[u.pk for u in seated]
-            )
-            return game
-    except (ServiceError, KeyError) as exc:
-        log.info("tournament %s: table %s not seated: %s", t.code, list(users), exc)
-        return None
+        return
+    players = list(Player.objects.filter(tournament=t, user_id__in=list(table_of)))
+    for player in players:
+        game = table_of[player.user_id]
+        player.game = game
+        player.last_table = list(game.users)
+    Player.objects.bulk_update(players, ["game", "last_table"])
 
 
 def _finish(t: Tournament, now: datetime) -> None:
