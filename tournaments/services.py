@@ -30,6 +30,7 @@ from accounts.models import is_guest
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
+from fairplay import reliability
 from fairplay import selectors as fairplay_selectors
 from games import services as match_services
 from games.clocks.timing import scaled
@@ -160,6 +161,9 @@ def entry_refusal(t: Tournament, user: Any, now: datetime | None = None) -> str 
         return _("This arena is over")
     if t.kind == Kind.SWISS and t.state == State.RUNNING and t.round >= t.rounds:
         return _("The last round has started: it is too late to enter")
+    fair_play = _fair_play_refusal(user)
+    if fair_play:
+        return fair_play
     rating = _rating(user, t.queue)
     games = rating.games if rating else 0
     value = rating.ordinal if rating else ordinal(MU, SIGMA)
@@ -176,6 +180,25 @@ def entry_refusal(t: Tournament, user: Any, now: datetime | None = None) -> str 
         age = (now or db_now()) - user.date_joined
         if age < timedelta(days=t.min_account_days):
             return _("Entry needs an account at least %d days old") % t.min_account_days
+    return None
+
+
+def _fair_play_refusal(user: Any) -> str | None:
+    """Fair play's entry conditions (issue 33), as the ranked queues word them: no ranked
+    suspension in force, reliability not below the ranked threshold."""
+    held = fairplay_selectors.suspension(user)
+    if held is not None:
+        until = held.expires_at.strftime("%Y-%m-%d %H:%M UTC") if held.expires_at else ""
+        return _("A moderator suspended you from ranked play until %(until)s: %(reason)s") % {
+            "until": until,
+            "reason": held.reason,
+        }
+    record = reliability.record(user.pk)
+    if record.below_ranked:
+        return _(
+            "Your reliability is %(figure)s: ranked play needs %(least)d%%. Finish your "
+            "casual matches to raise it."
+        ) % {"figure": record.shown, "least": reliability.ranked_min()}
     return None
 
 
@@ -258,8 +281,8 @@ def _locked(code: str) -> Tournament:
 def fair_play_blocked(user_ids: Iterable[int]) -> set[int]:
     """THE place where pairing consults fair play: the ids among `user_ids` that may not be
     paired now (a ranked suspension in force, issue 33). Blocks between two players are kept
-    apart by the arena's pairing (`free_arena_players` passes them); Swiss pairing does not
-    consult them yet."""
+    apart by the pairing itself: the arena's (`free_arena_players`) and the Swiss rounds'
+    (`start_round`) pass each player's blocked partners (`_apart`) to `tournaments.pairing`."""
     return fairplay_selectors.suspended(list(user_ids))
 
 
@@ -552,6 +575,7 @@ def start_round(t: Tournament, now: datetime) -> int:
     players = Player.objects.filter(tournament=t, status=Player.Status.ACTIVE)
     ids = [p.user_id for p in players if p.user_id not in busy]
     blocked = fair_play_blocked(ids)
+    apart = _apart(ids)
     rating = {p.user_id: p.rating for p in players}
     swiss = [
         pairing.SwissPlayer(
@@ -562,12 +586,20 @@ def start_round(t: Tournament, now: datetime) -> int:
             met=frozenset(met.get(u, ())),
             byes=rows[u].byes if u in rows else 0,
             tables=frozenset(tables.get(u, ())),
+            apart=frozenset(apart.get(u, ())),
         )
         for u in ids
         if u not in blocked
     ]
     size = table_size(t)
     made = pairing.pair_swiss_duels(swiss) if size == 2 else pairing.pair_swiss_tables(swiss, size)
+    if made.unpaired:
+        log.info(
+            "tournament %s round %s: kept apart by blocks, sit out: %s",
+            t.code,
+            t.round,
+            made.unpaired,
+        )
     Game.objects.bulk_create(
         [
             Game(tournament=t, round=t.round, users=[u], status=Game.Status.BYE, ended_at=now)
