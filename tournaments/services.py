@@ -506,23 +506,19 @@ def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
     """The arena's players to pair now: active, between games, not suspended, not seated in
     a ranked match elsewhere; each with the players a block keeps away from them."""
     players = list(
-        Player.objects.filter(tournament=t, status=Player.Status.ACTIVE, game__isnull=True).only(
-            "user_id", "score", "rating", "last_table"
-        )
+        Player.objects.filter(
+            tournament=t, status=Player.Status.ACTIVE, game__isnull=True
+        ).values_list("user_id", "score", "rating", "last_table")
     )
-    ids = [p.user_id for p in players]
+    ids = [p[0] for p in players]
     blocked = fair_play_blocked(ids) | playing_elsewhere(ids)
     apart = _apart(ids)
     return [
         pairing.ArenaPlayer(
-            p.user_id,
-            p.score,
-            p.rating,
-            frozenset(p.last_table),
-            frozenset(apart.get(p.user_id, ())),
+            user, score, rating, frozenset(last_table), frozenset(apart.get(user, ()))
         )
-        for p in players
-        if p.user_id not in blocked
+        for user, score, rating, last_table in players
+        if user not in blocked
     ]
 
 
@@ -628,8 +624,16 @@ def _open_games(t: Tournament, tables: Sequence[Sequence[int]], round_: int) -> 
         if isinstance(match, ServiceError):
             log.info("tournament %s: table %s not seated: %s", t.code, [u.pk for u in users], match)
             continue
-        games.append(Game(tournament=t, round=round_, match=match, users=[u.pk for u in users]))
-    Game.objects.bulk_create(games)
+        games.append(
+            Game(
+                tournament=t,
+                round=round_,
+                match=match,
+                users=[u.pk for u in users],
+                created_at=match.created_at,
+            )
+        )
+    match_services.insert_rows(Game, games)
     _seat_players(t, games)
     return games
 

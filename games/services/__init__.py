@@ -41,6 +41,7 @@ from games.services.chains import anchor_running as anchor_running_chains
 from games.services.create import (
     HOUSE_RULES,
     PARTY_OPTIONS,
+    insert_rows,
     match_create,
     ranked_matches_create,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "ServiceError",
     "anchor_running_chains",
     "bot_act",
+    "insert_rows",
     "match_act",
     "match_create",
     "match_clock_restart",

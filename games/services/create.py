@@ -4,6 +4,7 @@ code drawn, and the first turn dealt once every seat is filled (`deal_first_turn
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -11,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import Count, Q
 from django.db.models.functions import Now
 
@@ -431,14 +432,13 @@ def ranked_matches_create(
             planned.append((i, *made))
         if planned:
             _insert_matches([match for _i, match, _c, _e in planned])
-            Seat.objects.bulk_create(
-                [s for _i, _m, changes, _e in planned for s in changes[-1].seats]
+            insert_rows(Seat, [s for _i, _m, changes, _e in planned for s in changes[-1].seats])
+            insert_rows(
+                Turn, [row for _i, _m, changes, _e in planned for c in changes for row in c.rows]
             )
-            Turn.objects.bulk_create(
-                [row for _i, _m, changes, _e in planned for c in changes for row in c.rows]
-            )
-            MatchEvent.objects.bulk_create(
-                [e for _i, _m, changes, _e in planned for c in changes for e in c.events]
+            insert_rows(
+                MatchEvent,
+                [e for _i, _m, changes, _e in planned for c in changes for e in c.events],
             )
             audit.record_many([entry for _i, _m, _c, entries in planned for entry in entries])
             for i, match, changes, _e in planned:
@@ -548,12 +548,16 @@ def _ranked_seat(match: Match, corner: int, user: Any, now: datetime) -> Seat:
         client_seed=dice.new_client_seed(),
         joined_at=now,
         ip=None,
-        **seat_agent(""),
+        **_NO_AGENT,
     )
 
 
+_NO_AGENT = seat_agent("")  # a seat the server took for its player: no browser
+
+
 def _insert_matches(matches: list[Match]) -> None:
-    """The new match rows, each under a fresh room code (those taken drawn again)."""
+    """The new match rows, each under a fresh room code (those taken drawn again), with
+    their ids (the other rows point at them)."""
     for _ in range(20):
         codes: set[str] = set()
         for match in matches:
@@ -567,11 +571,53 @@ def _insert_matches(matches: list[Match]) -> None:
             continue
         try:
             with transaction.atomic():
-                Match.objects.bulk_create(matches)
+                insert_rows(Match, matches)
             return
         except IntegrityError:
+            for match in matches:
+                match.pk = None
             continue  # a room code taken meanwhile: draw them again
     raise RuntimeError("no free room codes after 20 draws")
+
+
+def insert_rows(model: type[models.Model], objs: list[Any]) -> None:
+    """Insert `objs` (new rows of `model`, foreign keys as objects or ids) and give them
+    their ids: in PostgreSQL the ids drawn from the table's sequence (in order) and one
+    ``COPY``, elsewhere `bulk_create`. Every concrete field is written as the object holds
+    it (no database defaults, no ``auto_now``): for rows built whole in Python. No
+    signals."""
+    if not objs:
+        return
+    if connection.vendor != "postgresql":
+        model._default_manager.bulk_create(objs)
+        return
+    opts = model._meta
+    pk = opts.pk
+    fields = list(opts.concrete_fields)
+    for obj in objs:
+        obj._prepare_related_fields_for_save(operation_name="insert_rows")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [opts.db_table, pk.column, len(objs)],
+        )
+        for obj, (new_id,) in zip(objs, sorted(cursor.fetchall()), strict=True):
+            obj.pk = new_id
+        columns = ", ".join(f'"{f.column}"' for f in fields)
+        encoders = {f.attname: f.encoder for f in fields if isinstance(f, models.JSONField)}
+        with cursor.cursor.copy(f'COPY "{opts.db_table}" ({columns}) FROM STDIN') as copy:
+            for obj in objs:
+                copy.write_row(
+                    [
+                        json.dumps(getattr(obj, f.attname), cls=encoders[f.attname])
+                        if f.attname in encoders
+                        else getattr(obj, f.attname)
+                        for f in fields
+                    ]
+                )
+    for obj in objs:
+        obj._state.adding = False
+        obj._state.db = connection.alias
 
 
 def _rooms_refused(hosts: list[Any]) -> dict[int, ServiceError]:
