@@ -327,19 +327,34 @@ PUBLISHED = ("score", "games", "wins", "streak", "byes", "buchholz", "rank")
 
 
 def _publish(t: Tournament) -> None:
-    """Write the standings onto the players' rows (only the rows that changed)."""
+    """Write the standings onto the players' rows (only the rows that changed: in
+    PostgreSQL one ``UPDATE`` from arrays, however many ranks moved)."""
     rows = {r.user: r for r in compute(t)}
-    changed = []
-    for player in Player.objects.filter(tournament=t):
-        row = rows.get(player.user_id)
+    changed: list[tuple[int, dict[str, int]]] = []
+    stored = Player.objects.filter(tournament=t).values_list("pk", "user_id", *PUBLISHED)
+    for pk, user_id, *values in stored:
+        row = rows.get(user_id)
         if row is None:
             continue
         new = row.as_dict()
-        if any(getattr(player, f) != new[f] for f in PUBLISHED):
-            for f in PUBLISHED:
-                setattr(player, f, new[f])
-            changed.append(player)
-    Player.objects.bulk_update(changed, list(PUBLISHED))
+        if any(value != new[f] for f, value in zip(PUBLISHED, values, strict=True)):
+            changed.append((pk, new))
+    if changed and connection.vendor == "postgresql":
+        sets = ", ".join(f'"{f}" = v."{f}"' for f in PUBLISHED)
+        arrays = ", ".join("%s::bigint[]" for _f in ("pk", *PUBLISHED))
+        names = ", ".join(f'"{f}"' for f in PUBLISHED)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f'UPDATE "{Player._meta.db_table}" p SET {sets}'
+                f' FROM unnest({arrays}) AS v("pk", {names}) WHERE p."id" = v."pk"',
+                [[pk for pk, _new in changed]]
+                + [[new[f] for _pk, new in changed] for f in PUBLISHED],
+            )
+    elif changed:
+        Player.objects.bulk_update(
+            [Player(pk=pk, **{f: new[f] for f in PUBLISHED}) for pk, new in changed],
+            list(PUBLISHED),
+        )
     transaction.on_commit(partial(broadcast, t.pk))
 
 

@@ -23,6 +23,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from audit.clock import db_now
+from games import services as match_services
 from tournaments import services
 from tournaments.models import Game, Player
 
@@ -94,6 +95,25 @@ class Command(BaseCommand):
             f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
         )
         self._pages(t, users[0])
+        self._game_end(t)
+
+    def _game_end(self, t: Any) -> None:
+        """One game of the arena ends: its count and the standings published again (what
+        every game's end costs at this size)."""
+        game = Game.objects.filter(tournament=t).first()
+        if game is None:
+            return
+        loser = get_user_model().objects.get(pk=game.users[1])
+        match_services.match_resign(match_id=game.match_id, user=loser)
+        with CaptureQueriesContext(connection) as queries:
+            start = time.perf_counter()
+            services.game_ended(game.match_id)
+            took = time.perf_counter() - start
+        self.stdout.write(
+            f"a game's end counted and the standings of {t.players.count()} published: "
+            f"{took * 1000:.0f} ms, {len(queries)} queries; load average "
+            f"{os.getloadavg()[0]:.2f}"
+        )
 
     def _pages(self, t: Any, user: Any) -> None:
         """The standings page, its JSON and one game's end (the standings published again)
