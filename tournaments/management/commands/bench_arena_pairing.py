@@ -103,8 +103,8 @@ class Command(BaseCommand):
         game = Game.objects.filter(tournament=t).first()
         if game is None:
             return
-        loser = get_user_model().objects.get(pk=game.users[1])
-        match_services.match_resign(match_id=game.match_id, user=loser)
+        for loser in get_user_model().objects.filter(pk__in=game.users[1:]):
+            match_services.match_resign(match_id=game.match_id, user=loser)
         with CaptureQueriesContext(connection) as queries:
             start = time.perf_counter()
             services.game_ended(game.match_id)
