@@ -97,6 +97,12 @@ def record(
     )
 
 
+def hold_global_chain() -> None:
+    """Take the global chain's lock now, until the transaction ends (a writer that will
+    append later, after locking other rows, takes it first: one order, no deadlock)."""
+    _lock_chain_head(None)
+
+
 def record_many(entries: list[dict[str, Any]]) -> list[int]:
     """Append several global-chain entries at once (each a `record`'s keyword arguments), in
     the order given: one lock of the chain, one read of its head and one ``INSERT``; the same

@@ -415,6 +415,10 @@ def ranked_matches_create(
     results: list[Match | ServiceError | None] = [None] * len(tables)
     everyone = [u for table in tables for u in table]
     with transaction.atomic():
+        # The audit chain's lock first, then the players' rows (skipped, never waited for):
+        # a writer holding the chain and waiting for a player's row (an audit entry naming
+        # them checks their row) cannot be waiting for this batch.
+        audit.hold_global_chain()
         refused = ranked_refusals(everyone)
         rooms_refused = _rooms_refused([table[0] for table in tables if table])
         now = db_now()

@@ -62,7 +62,8 @@ def note_same_ip(match: Match, seat: Seat, seats: list[Seat]) -> None:
 def ranked_refusals(users: Sequence[Any]) -> dict[int, ServiceError]:
     """`ranked_may_sit` for many accounts at once (a tournament's tables opened together):
     the refusal of each account that may not take a ranked seat now, by user id. Their rows
-    are locked until the transaction ends, as `ranked_may_sit` locks one; an account whose
+    are locked until the transaction ends (``FOR NO KEY UPDATE``: `ranked_may_sit` waits
+    for it, a row that only points at the account does not); an account whose
     row another transaction holds at this moment (joining a queue, taking a seat) is refused
     as busy rather than waited for: it is paired again next time."""
     refused: dict[int, ServiceError] = {}
@@ -74,7 +75,7 @@ def ranked_refusals(users: Sequence[Any]) -> dict[int, ServiceError]:
             )
     locked = set(
         get_user_model()
-        .objects.select_for_update(skip_locked=True)
+        .objects.select_for_update(skip_locked=True, no_key=True)
         .filter(pk__in=ids)
         .values_list("pk", flat=True)
     )
