@@ -210,9 +210,11 @@ def test_ratings_far_apart_meet_once_the_window_has_widened(db: Any) -> None:
     matchmaking.join(user=low, queue="classic-2")
     matchmaking.join(user=high, queue="classic-2")
     assert matchmaking.status(low)["state"] == matchmaking.status(high)["state"] == "waiting"
-    assert matchmaking.status(low)["window"] == pytest.approx(3.0, abs=0.2)
+    # The window widens by half a point a second of real time: up to two seconds of a busy
+    # machine between the join and the reading are allowed for.
+    assert 3.0 <= matchmaking.status(low)["window"] <= 4.0
     wait_longer(20)
-    assert matchmaking.status(low)["window"] == pytest.approx(13.0, abs=0.2)
+    assert 13.0 <= matchmaking.status(low)["window"] <= 14.0
     assert matchmaking.sweep_all() == 0  # 20 apart, the window is 13
     matchmaking.join(user=near, queue="classic-2")  # one point from high: matched at once
     assert set(match_of(near).seats.values_list("user_id", flat=True)) == {high.pk, near.pk}
