@@ -12,9 +12,11 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name
-from games.match import rooms
+from games.match import names, rooms
 from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Mode, Seat, Status
 
@@ -99,6 +101,18 @@ def seat_name(seat: Seat, match: Match) -> str:
     colour = match.rules.colours[seat.corner].capitalize()
     if match.mode == "local" or seat.user is None:
         return colour
+    return str(seat.user.shown_name)
+
+
+def seat_label(seat: Seat, match: Match) -> str:
+    """`seat_name` in the reader's language, for the pages (the wire keeps `seat_name`)."""
+    if seat.bot:
+        return _("%(name)s, %(level)s bot") % {
+            "name": BOT_NAMES[seat.corner % 4],
+            "level": names.level(seat.bot),
+        }
+    if match.mode == "local" or seat.user is None:
+        return names.colour(match.rules.colours[seat.corner])
     return str(seat.user.shown_name)
 
 
@@ -316,10 +330,10 @@ def _board(rules: Ruleset) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- your games
 
 MODE_WORDS = {
-    "ranked": "Ranked",
-    "friendly": "Room with friends",
-    "practice": "Against the computer",
-    "local": "One device",
+    "ranked": gettext_lazy("Ranked"),
+    "friendly": gettext_lazy("Room with friends"),
+    "practice": gettext_lazy("Against the computer"),
+    "local": gettext_lazy("One device"),
 }
 YOUR_GAMES_SHOWN = 20
 
@@ -348,7 +362,7 @@ def unfinished_games(user: Any) -> list[dict[str, Any]]:
         rules = match.rules
         mine = [s for s in by_match.get(match.pk, []) if s.user_id == user.pk]
         others = [
-            seat_name(s, match)
+            seat_label(s, match)
             for s in by_match.get(match.pk, [])
             if s.user_id != user.pk and match.mode != "local"
         ]
@@ -362,9 +376,9 @@ def unfinished_games(user: Any) -> list[dict[str, Any]]:
         games.append(
             {
                 "code": match.code,
-                "rules": rules.name.capitalize(),
-                "mode": MODE_WORDS.get(match.mode, match.mode),
-                "colours": [rules.colours[s.corner].capitalize() for s in mine],
+                "rules": names.preset(rules.name),
+                "mode": str(MODE_WORDS.get(match.mode, match.mode)),
+                "colours": [names.colour(rules.colours[s.corner]) for s in mine],
                 "against": others,
                 "waiting": match.status == Status.WAITING,
                 "your_turn": your_turn,
