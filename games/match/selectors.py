@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -105,12 +106,15 @@ def seat_name(seat: Seat, match: Match) -> str:
 
 
 def seat_label(seat: Seat, match: Match) -> str:
-    """`seat_name` in the reader's language, for the pages (the wire keeps `seat_name`)."""
-    if seat.bot:
+    """`seat_name` in the reader's language, for the pages (the wire keeps `seat_name`,
+    which is also what English reads: "Kai, medium bot")."""
+    if seat.bot and (translation.get_language() or "en") != "en":
         return _("%(name)s, %(level)s bot") % {
             "name": BOT_NAMES[seat.corner % 4],
             "level": names.level(seat.bot),
         }
+    if seat.bot:
+        return seat_name(seat, match)
     if match.mode == "local" or seat.user is None:
         return names.colour(match.rules.colours[seat.corner])
     return str(seat.user.shown_name)
@@ -306,6 +310,8 @@ def _seat_row(match: Match, corner: int, seat: Seat | None) -> dict[str, Any]:
         "place": seat.place if seat is not None else None,
         "left": bool(seat and seat.left),
         "level": seat.bot if seat is not None and seat.bot else None,
+        # A bot's own name ("Kai"): with `level`, a page says "Kai, medium bot" in its language.
+        "bot_name": BOT_NAMES[seat.corner % 4] if seat is not None and seat.bot else None,
         # When the seat's last connection closed: the room counts the grace down.
         "disconnected_at": seat.disconnected_at.isoformat()
         if seat is not None and seat.disconnected_at

@@ -95,10 +95,19 @@ function noMoveReason(reason, die) {
 }
 const OUT_REASONS = { resigned: gettext("resigned"), timeout: gettext("timeout"), left: gettext("left"), disconnected: gettext("disconnected") };
 
+const LEVEL_NAMES = { beginner: gettext("Beginner"), easy: gettext("Easy"), medium: gettext("Medium"), hard: gettext("Hard"), greedy: gettext("Greedy"), expert: gettext("Expert") };
+
+// A seat's name to read: a person's name as it is, a bot's told in the page's language.
+function shownName(seat) {
+  // (English keeps the wire's own words: "Kai, medium bot".)
+  if (seat && seat.bot && seat.bot_name && seat.level && PAGE_LANG !== "en") return fmt(gettext("%(name)s, %(level)s bot"), { name: seat.bot_name, level: LEVEL_NAMES[seat.level] || seat.level });
+  return seat ? seat.name : "";
+}
+
 function seatName(corner) {
   const seat = (snap.seats || []).find((s) => s.corner === corner);
   if (!seat || !seat.name || seat.name === Name(corner)) return Name(corner);
-  return fmt(gettext("%(colour)s (%(name)s)"), { colour: Name(corner), name: seat.name });
+  return fmt(gettext("%(colour)s (%(name)s)"), { colour: Name(corner), name: shownName(seat) });
 }
 
 function words(e) {
@@ -659,7 +668,7 @@ function renderSeats() {
     li.appendChild(markIcon(s.colour, s.mark));
     const name = document.createElement("span");
     name.className = "seat-name";
-    name.textContent = s.taken ? s.name || Name(s.corner) : fmt(gettext("%(colour)s: empty seat"), { colour: Name(s.corner) });
+    name.textContent = s.taken ? shownName(s) || Name(s.corner) : fmt(gettext("%(colour)s: empty seat"), { colour: Name(s.corner) });
     li.appendChild(name);
     if (s.bot || s.away) {
       // An away seat is a person's the computer plays until they are back: labelled too.
