@@ -56,6 +56,11 @@ def test_pseudo_transforms_words_not_placeholders() -> None:
         "/accounts/login/",
         "/accounts/signup/",
         "/accounts/password/reset/",
+        "/rules/classic/",
+        "/rules/quick/",
+        "/rules/party/",
+        "/play/local/",
+        "/play/quick/",
     ],
 )
 def test_public_pages_in_the_pseudo_locale(client: Client, monkeypatch, path: str) -> None:  # type: ignore[no-untyped-def]
