@@ -46,9 +46,8 @@ def _socket_path(code: str, user: Any) -> str:
     without a session load: `games.live.tickets`)."""
     path = f"/ws/match/{code}/"
     # The page's language: the socket tells refusals in it (issue 29).
-    query = {"lang": translation.get_language() or "en"}
-    if user is not None:
-        query["ticket"] = tickets.issue(user, code)
+    query = {"ticket": tickets.issue(user, code)} if user is not None else {}
+    query["lang"] = translation.get_language() or "en"
     return f"{path}?{urlencode(query)}"
 
 
