@@ -11,6 +11,8 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.forms import AdminUserCreationForm as DjangoAdminUserCreationForm
 from django.contrib.auth.forms import AuthenticationForm, UserChangeForm, UserCreationForm
 from django.http import HttpRequest
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from audit import actions
 from audit import services as audit
@@ -29,7 +31,7 @@ def _email_free(email: str, user: User | None) -> str:
         if user is not None and user.pk:
             taken = taken.exclude(pk=user.pk)
         if taken.exists():
-            raise forms.ValidationError("Another account uses that email address.")
+            raise forms.ValidationError(_("Another account uses that email address."))
     return email
 
 
@@ -43,21 +45,26 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
 
     terms = forms.BooleanField(
         required=True,
-        label="I accept the Terms of Service and fair play rules",
-        help_text=(
+        label=_("I accept the Terms of Service and fair play rules"),
+        help_text=_(
             'No cheating, collusion, automated play or second accounts. <a href="/terms/" '
             'target="_blank" rel="noopener">Read the Terms of Service and fair play rules</a>.'
         ),
         error_messages={
-            "required": "To create an account, accept the Terms of Service and fair play rules."
+            "required": _("To create an account, accept the Terms of Service and fair play rules.")
         },
     )
 
     display_name = forms.CharField(
-        max_length=40, required=False, help_text="Shown at the table; your username if blank."
+        max_length=40,
+        required=False,
+        label=_("Display name"),
+        help_text=_("Shown at the table; your username if blank."),
     )
     email = forms.EmailField(
-        required=False, help_text="Optional: only used to send you a password reset link."
+        required=False,
+        label=_("Email"),
+        help_text=_("Optional: only used to send you a password reset link."),
     )
 
     class Meta(UserCreationForm.Meta):
@@ -73,12 +80,12 @@ class SignUpForm(UserCreationForm):  # type: ignore[type-arg]
     def clean_username(self) -> str:
         username = str(self.cleaned_data["username"])
         if username.lower().startswith(GUEST_PREFIX):
-            raise forms.ValidationError("Usernames starting with “guest-” are kept for guests.")
+            raise forms.ValidationError(_("Usernames starting with “guest-” are kept for guests."))
         taken = User.objects.filter(username__iexact=username)
         if self.instance.pk:
             taken = taken.exclude(pk=self.instance.pk)
         if taken.exists():
-            raise forms.ValidationError("That username is taken.")
+            raise forms.ValidationError(_("That username is taken."))
         return check_name(username)
 
     def clean_display_name(self) -> str:
@@ -93,10 +100,13 @@ class SignInForm(AuthenticationForm):
 
     error_messages = {
         **AuthenticationForm.error_messages,
-        "invalid_login": "That username and password do not match an account. "
-        "Both are case-sensitive.",
-        "limited": "Too many failed sign-ins for this %(what)s. Try again in %(minutes)s, "
-        "or reset your password.",
+        "invalid_login": _(
+            "That username and password do not match an account. Both are case-sensitive."
+        ),
+        "limited": _(
+            "Too many failed sign-ins for this %(what)s. Try again in %(minutes)s, "
+            "or reset your password."
+        ),
     }
 
     request: HttpRequest | None
@@ -117,8 +127,10 @@ class SignInForm(AuthenticationForm):
                     ip=ip,
                     extra={"username": username[:150], "by": refusal.by},
                 )
-            minutes = f"{refusal.minutes} minute{'s' if refusal.minutes != 1 else ''}"
-            what = "account" if refusal.by == "username" else "network address"
+            minutes = ngettext("%(n)s minute", "%(n)s minutes", refusal.minutes) % {
+                "n": refusal.minutes
+            }
+            what = gettext("account") if refusal.by == "username" else gettext("network address")
             raise forms.ValidationError(
                 self.error_messages["limited"],
                 code="limited",
@@ -154,8 +166,12 @@ class AccountForm(forms.ModelForm):  # type: ignore[type-arg]
         model = User
         fields = ("display_name", "email")
         help_texts = {
-            "display_name": "Shown at the table; your username if blank.",
-            "email": "Optional: only used to send you a password reset link.",
+            "display_name": _("Shown at the table; your username if blank."),
+            "email": _("Optional: only used to send you a password reset link."),
+        }
+        labels = {
+            "display_name": _("Display name"),
+            "email": _("Email"),
         }
 
     def clean_email(self) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models.functions import Now
+from django.utils.translation import gettext_lazy as _
 
 from games.engine import RULESETS, Ruleset, State, loads, rules_from_name
 
@@ -33,20 +34,20 @@ def spoken_code(code: str) -> str:
 
 
 class Mode(models.TextChoices):
-    RANKED = "ranked", "Ranked"
-    FRIENDLY = "friendly", "Friendly"
-    PRACTICE = "practice", "Practice"
-    LOCAL = "local", "Local (one device)"
+    RANKED = "ranked", _("Ranked")
+    FRIENDLY = "friendly", _("Friendly")
+    PRACTICE = "practice", _("Practice")
+    LOCAL = "local", _("Local (one device)")
 
 
 class Status(models.IntegerChoices):
     """Ordered: a match only ever moves to a higher code."""
 
-    WAITING = 10, "Waiting for players"
-    ACTIVE = 20, "Active"
-    FINISHED = 30, "Finished"
-    ABORTED = 40, "Aborted"
-    VOID = 50, "Void"
+    WAITING = 10, _("Waiting for players")
+    ACTIVE = 20, _("Active")
+    FINISHED = 30, _("Finished")
+    ABORTED = 40, _("Aborted")
+    VOID = 50, _("Void")
 
 
 ENDED = (Status.FINISHED, Status.ABORTED, Status.VOID)

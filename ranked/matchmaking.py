@@ -235,7 +235,7 @@ def status(user: Any) -> dict[str, Any]:
         return {
             "state": "waiting",
             "queue": entry.queue,
-            "label": Queue(entry.queue).label,
+            "label": str(Queue(entry.queue).label),
             "ranked": entry.ranked,
             "waited": round(waited, 1),
             "window": round(window(waited), 1) if entry.ranked else None,

@@ -24,9 +24,9 @@ def is_provisional(games: int, sigma: float) -> bool:
 
 
 class Queue(models.TextChoices):
-    CLASSIC_2 = "classic-2", "Classic, 2 players"
-    CLASSIC_4 = "classic-4", "Classic, 4 players"
-    DUEL = "duel", "Duel"
+    CLASSIC_2 = "classic-2", _("Classic, 2 players")
+    CLASSIC_4 = "classic-4", _("Classic, 4 players")
+    DUEL = "duel", _("Duel")
     QUICK_4 = "quick-4", _("Quick, 4 players")
 
 

@@ -32,11 +32,19 @@ from .ratings import MU, SIGMA, ordinal
 
 # How each queue is offered on the page.
 QUEUE_CHOICES = [
-    (Queue.CLASSIC_2.value, "Classic", "2 players"),
-    (Queue.CLASSIC_4.value, "Classic", "4 players"),
-    (Queue.DUEL.value, "Duel", "2 players, head to head"),
+    (Queue.CLASSIC_2.value, _("Classic"), _("2 players")),
+    (Queue.CLASSIC_4.value, _("Classic"), _("4 players")),
+    (Queue.DUEL.value, _("Duel"), _("2 players, head to head")),
     (Queue.QUICK_4.value, _("Quick"), _("4 players, 5 to 10 minutes")),
 ]
+
+# Each queue's name in the player's ratings table.
+RATING_TITLES = {
+    Queue.CLASSIC_2.value: _("Classic, 2 players"),
+    Queue.CLASSIC_4.value: _("Classic, 4 players"),
+    Queue.DUEL.value: _("Duel, 2 players"),
+    Queue.QUICK_4.value: _("Quick, 4 players"),
+}
 
 
 def _wants_json(request: HttpRequest) -> bool:
@@ -51,12 +59,12 @@ def _ratings(user: Any) -> list[dict[str, Any]]:
     """The player's rating in each ranked queue (the start value where they have not played)."""
     rows = {r.queue: r for r in Rating.objects.filter(user_id=user.pk)}
     out = []
-    for key, title, players in QUEUE_CHOICES:
+    for key, title, _players in QUEUE_CHOICES:
         row = rows.get(key)
         out.append(
             {
                 "queue": key,
-                "title": f"{title}, {players.split(',')[0]}",
+                "title": str(RATING_TITLES.get(key, title)),
                 "ordinal": row.ordinal if row else ordinal(MU, SIGMA),
                 "mu": row.mu if row else MU,
                 "sigma": row.sigma if row else SIGMA,

@@ -34,7 +34,7 @@ from games.engine import (
 
 from .simple import Bot, best_pawn
 from .threats import geometry, threat
-from .words import describe, pawn_name
+from .words import Reason, describe, say
 
 WIN = 1000.0
 
@@ -438,7 +438,7 @@ class Expert(Bot):
         ranked = self.rank(state)
         return ranked[0][1], self._reason(state, ranked[0][1])
 
-    def _reason(self, state: State, m: Move) -> str:
+    def _reason(self, state: State, m: Move) -> Reason:
         if m.home or m.captures or m.frm == YARD or m.bonus:
             return describe(state, m)
         before = threat(state, m.corner, m.frm)
@@ -447,13 +447,10 @@ class Expert(Bot):
         row[m.pawn] = m.to
         pawns[m.corner] = tuple(row)
         after = threat(state, m.corner, m.to, tuple(pawns))
-        name = pawn_name(state, m)
         if before > after:
-            if after:
-                return f"moves {name} away from rival pawns"
-            return f"moves {name} out of a rival's reach"
+            return say(state, m, "away_all" if after else "reach")
         if state.bonus == "shield" and m.to <= state.rules.last_track:
-            return f"moves {name} under a Shield"
+            return say(state, m, "shield")
         return describe(state, m)
 
     # -------------------------------------------------------------------- Power

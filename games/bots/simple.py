@@ -7,7 +7,7 @@ import random
 from games.engine import STORED_BONUSES, YARD, Move, State, legal_moves, roll
 
 from .threats import can_be_captured, threat
-from .words import captured, describe, pawn_name
+from .words import describe, say
 
 
 def _furthest(moves: list[Move] | tuple[Move, ...]) -> Move:
@@ -70,17 +70,17 @@ class Greedy(Bot):
         home = [m for m in moves if m.home]
         if home:
             m = min(home, key=lambda m: m.pawn)
-            return m, f"brings {pawn_name(state, m)} home"
+            return m, say(state, m, "home")
         capturing = [m for m in moves if m.captures]
         if capturing:
             m = _furthest(capturing)
-            return m, f"captures {captured(state, m)}"
+            return m, say(state, m, "capture")
         out = [m for m in moves if m.frm == YARD]
         if out:
             m = min(out, key=lambda m: m.pawn)
-            return m, f"brings {pawn_name(state, m)} out of the yard"
+            return m, say(state, m, "out")
         m = _furthest(moves)
-        return m, f"moves {pawn_name(state, m)}, the pawn furthest along"
+        return m, say(state, m, "along")
 
 
 def _lands_safe(state: State, m: Move) -> bool:
@@ -105,28 +105,25 @@ class Beginner(Bot):
         if capturing:
             if rng.random() < self.notice:
                 m = _furthest(capturing)
-                return m, f"captures {captured(state, m)}"
-            missed = "a capture"
+                return m, say(state, m, "capture")
+            missed = "capture"
         safe = [m for m in moves if not m.captures and _lands_safe(state, m)]
         if safe:
             if rng.random() < self.notice:
                 m = max(safe, key=lambda m: (threat(state, m.corner, m.frm), m.to, -m.pawn))
-                where = "its home column" if m.to > state.rules.last_track else "a safe square"
-                return m, f"moves {pawn_name(state, m)} to {where}"
-            missed = missed or "a safe square"
+                where = "to_column" if m.to > state.rules.last_track else "safe"
+                return m, say(state, m, where)
+            missed = missed or "safe"
         out = [m for m in moves if m.frm == YARD]
         if out:
             m = min(out, key=lambda m: m.pawn)
-            reason = f"brings {pawn_name(state, m)} out of the yard"
+            reason = say(state, m, "out")
         else:
             m = min(moves, key=lambda m: (m.frm, m.pawn))
-            reason = (
-                describe(state, m)
-                if m.home
-                else f"moves {pawn_name(state, m)}, the pawn furthest behind"
-            )
+            reason = describe(state, m) if m.home else say(state, m, "behind")
         if missed and not (m.captures or _lands_safe(state, m)):
-            reason += f" (it missed {missed})"
+            words = {"capture": "a capture", "safe": "a safe square"}[missed]
+            reason = reason.plus("missed", f" (it missed {words})", missed=missed)
         return m, reason
 
 
@@ -137,21 +134,21 @@ def best_pawn(state: State) -> tuple[Move, str]:
     capturing = [m for m in moves if m.captures]
     if capturing:
         m = max(capturing, key=lambda m: (len(m.captures), m.frm, m.to, -m.pawn))
-        return m, f"captures {captured(state, m)}"
+        return m, say(state, m, "capture")
     home = [m for m in moves if m.home]
     if home:
         m = min(home, key=lambda m: m.pawn)
-        return m, f"brings {pawn_name(state, m)} home"
+        return m, say(state, m, "home")
     # Landing safe: from a square where it could be captured to one where it cannot.
     safe = [m for m in moves if _lands_safe(state, m)]
     if safe:
         m = max(safe, key=lambda m: (threat(state, m.corner, m.frm), m.to, -m.pawn))
-        where = "its home column" if m.to > state.rules.last_track else "a safe square"
-        return m, f"moves {pawn_name(state, m)} to {where}"
+        where = "to_column" if m.to > state.rules.last_track else "safe"
+        return m, say(state, m, where)
     out = [m for m in moves if m.frm == YARD]
     if out:
         m = min(out, key=lambda m: m.pawn)
-        return m, f"brings {pawn_name(state, m)} out of the yard"
+        return m, say(state, m, "out")
     runs = []
     for m in moves:
         before = threat(state, m.corner, m.frm)
@@ -165,9 +162,9 @@ def best_pawn(state: State) -> tuple[Move, str]:
                 runs.append((before, -after, m.to, -m.pawn, m))
     if runs:
         m = max(runs, key=lambda r: r[:4])[4]
-        return m, f"moves {pawn_name(state, m)} away from a rival pawn"
+        return m, say(state, m, "away")
     m = _furthest(moves)
-    return m, f"moves {pawn_name(state, m)}, the pawn furthest along"
+    return m, say(state, m, "along")
 
 
 class Levelled(Bot):
@@ -184,7 +181,7 @@ class Levelled(Bot):
         if self.skill >= 1 or rng.random() < self.skill:
             return best_pawn(state)
         m = rng.choice(moves)
-        return m, describe(state, m) + " on a hunch"
+        return m, describe(state, m).plus("hunch", " on a hunch")
 
     def choose_bonus(self, state: State, rng: random.Random) -> str:
         """Hard (and the others when they play well) spend Dice control on a capture."""

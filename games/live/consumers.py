@@ -8,15 +8,21 @@ group to its sockets. A consumer never changes a match itself.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import logging
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils.translation import gettext as _
+from django.utils.translation.trans_real import parse_accept_lang_header
 
+from accounts.language import supported
+from accounts.models import is_guest
 from games.live import room as rooms
 from games.live import tickets
 from games.live.room import Viewer, finish_db_work, hub, on_db_thread
@@ -98,7 +104,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 return
             self.session = session
             self.viewer = Viewer(
-                user=user, send=self.send_text, ip=_socket_ip(self.scope), agent=_agent(self.scope)
+                user=user,
+                send=self.send_text,
+                ip=_socket_ip(self.scope),
+                agent=_agent(self.scope),
+                language=_language(self.scope, user),
             )
             self.room = await hub().enter(self.viewer, code) if code else None
         except Exception:  # noqa: BLE001 - the database or Redis is down: say so, and close
@@ -155,6 +165,28 @@ def _socket_ip(scope: dict[str, Any]) -> str | None:
         return str(ipaddress.ip_address(client[0]))
     except ValueError:
         return None
+
+
+def _language(scope: dict[str, Any], user: Any) -> str:
+    """The reader's language for the socket (issue 29): the page's (``?lang=`` on the socket's
+    URL, which the room page writes), else a signed-in player's setting, else the language
+    cookie, else the handshake's Accept-Language, else English."""
+    query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
+    headers = dict(scope.get("headers") or ())
+    cookies = SimpleCookie()
+    with contextlib.suppress(CookieError):
+        cookies.load(headers.get(b"cookie", b"").decode("latin-1"))
+    cookie = cookies.get(settings.LANGUAGE_COOKIE_NAME)
+    saved = getattr(user, "language", "") if user is not None and not is_guest(user) else ""
+    for code in ((query.get("lang") or [""])[0], saved, cookie.value if cookie else ""):
+        found = supported(code)
+        if found:
+            return found
+    for code, _q in parse_accept_lang_header(headers.get(b"accept-language", b"").decode()):
+        found = supported(code) if code != "*" else None
+        if found:
+            return found
+    return str(settings.LANGUAGE_CODE)
 
 
 def _agent(scope: dict[str, Any]) -> bytes:

@@ -196,11 +196,13 @@ class Viewer:
         send: Callable[[str], Awaitable[None]],
         ip: str | None = None,
         agent: bytes = b"",
+        language: str = "en",
     ) -> None:
         self.user = user
         self.send = send
         self.ip = ip
         self.agent = agent
+        self.language = language  # the page's: refusals are told in it (issue 29)
         self.corner: int | None = None
         # The corner whose private view this socket sends: the seat's, or None when the user
         # holds several seats (local play), so that each snapshot is the seat to play's view.
@@ -430,7 +432,9 @@ class Room:
             if e.code == "stale":
                 await self.answer_stale(viewer, e.message, repeated=False)
             else:
-                await viewer.send(error_frame(e.code, e.message, viewer.sent_v))
+                await viewer.send(
+                    error_frame(e.code, e.message, viewer.sent_v, text=e.text(viewer.language))
+                )
             return
         except Exception:  # noqa: BLE001 - a dependency failed: the action did not happen
             log.exception("match %s: %s failed", self.match_id, intent.t)

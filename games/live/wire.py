@@ -65,8 +65,13 @@ def frame(t: str, v: int | None, d: Any) -> str:
     return orjson.dumps({"t": t, "v": v, "d": d}).decode()
 
 
-def error_frame(code: str, message: str, v: int | None = None) -> str:
-    return frame("error", v, {"code": code, "message": message})
+def error_frame(code: str, message: str, v: int | None = None, text: str | None = None) -> str:
+    """An error: its code, the English `message` (outside clients read it) and, when known,
+    `text`, the same in the reader's language (issue 29)."""
+    data = {"code": code, "message": message}
+    if text is not None:
+        data["text"] = text
+    return frame("error", v, data)
 
 
 def _int(value: Any, name: str, low: int, high: int) -> int:

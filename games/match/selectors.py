@@ -12,9 +12,12 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name
-from games.match import rooms
+from games.match import names, rooms
 from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Mode, Seat, Status
 
@@ -99,6 +102,21 @@ def seat_name(seat: Seat, match: Match) -> str:
     colour = match.rules.colours[seat.corner].capitalize()
     if match.mode == "local" or seat.user is None:
         return colour
+    return str(seat.user.shown_name)
+
+
+def seat_label(seat: Seat, match: Match) -> str:
+    """`seat_name` in the reader's language, for the pages (the wire keeps `seat_name`,
+    which is also what English reads: "Kai, medium bot")."""
+    if seat.bot and (translation.get_language() or "en") != "en":
+        return _("%(name)s, %(level)s bot") % {
+            "name": BOT_NAMES[seat.corner % 4],
+            "level": names.level(seat.bot),
+        }
+    if seat.bot:
+        return seat_name(seat, match)
+    if match.mode == "local" or seat.user is None:
+        return names.colour(match.rules.colours[seat.corner])
     return str(seat.user.shown_name)
 
 
@@ -292,6 +310,8 @@ def _seat_row(match: Match, corner: int, seat: Seat | None) -> dict[str, Any]:
         "place": seat.place if seat is not None else None,
         "left": bool(seat and seat.left),
         "level": seat.bot if seat is not None and seat.bot else None,
+        # A bot's own name ("Kai"): with `level`, a page says "Kai, medium bot" in its language.
+        "bot_name": BOT_NAMES[seat.corner % 4] if seat is not None and seat.bot else None,
         # When the seat's last connection closed: the room counts the grace down.
         "disconnected_at": seat.disconnected_at.isoformat()
         if seat is not None and seat.disconnected_at
@@ -316,10 +336,10 @@ def _board(rules: Ruleset) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- your games
 
 MODE_WORDS = {
-    "ranked": "Ranked",
-    "friendly": "Room with friends",
-    "practice": "Against the computer",
-    "local": "One device",
+    "ranked": gettext_lazy("Ranked"),
+    "friendly": gettext_lazy("Room with friends"),
+    "practice": gettext_lazy("Against the computer"),
+    "local": gettext_lazy("One device"),
 }
 YOUR_GAMES_SHOWN = 20
 
@@ -348,7 +368,7 @@ def unfinished_games(user: Any) -> list[dict[str, Any]]:
         rules = match.rules
         mine = [s for s in by_match.get(match.pk, []) if s.user_id == user.pk]
         others = [
-            seat_name(s, match)
+            seat_label(s, match)
             for s in by_match.get(match.pk, [])
             if s.user_id != user.pk and match.mode != "local"
         ]
@@ -362,9 +382,9 @@ def unfinished_games(user: Any) -> list[dict[str, Any]]:
         games.append(
             {
                 "code": match.code,
-                "rules": rules.name.capitalize(),
-                "mode": MODE_WORDS.get(match.mode, match.mode),
-                "colours": [rules.colours[s.corner].capitalize() for s in mine],
+                "rules": names.preset(rules.name),
+                "mode": str(MODE_WORDS.get(match.mode, match.mode)),
+                "colours": [names.colour(rules.colours[s.corner]) for s in mine],
                 "against": others,
                 "waiting": match.status == Status.WAITING,
                 "your_turn": your_turn,

@@ -6,10 +6,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+from typing import Any
 
 from django.db import transaction
 
 from games.bots import BOTS
+from games.bots.words import Reason
 from games.engine import Move as EngineMove
 from games.engine import (
     State,
@@ -72,7 +74,10 @@ def bot_step(change: Change, seat: Seat) -> None:
     else:
         chosen, reason = bot.choose(state, rng)
         if reason and len(state.legal) > 1:
-            change.event("bot_said", {"corner": seat.corner, "text": reason})
+            said: dict[str, Any] = {"corner": seat.corner, "text": reason}
+            if isinstance(reason, Reason):  # the code and data to tell it in each language
+                said["why"] = reason.wire()
+            change.event("bot_said", said)
         change.move(seat, chosen, shield=False, by="bot", action_id="")
 
 

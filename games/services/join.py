@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext_lazy
 
 from audit import actions
 from audit import services as audit
 from games.match.devices import seat_agent
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.models import (
     ENDED,
     Mode,
@@ -117,7 +118,7 @@ def match_start(*, match_id: int, bots_for_empty: str | None = None) -> ActionRe
         if match.status in ENDED:
             raise ServiceError("over", "This match has ended")
         if match.status != Status.WAITING:
-            raise ServiceError("bad_request", "This match has already started")
+            raise ServiceError("bad_request", said(gettext_lazy("This match has already started")))
         change = begin(match)
         corners = match.rules.seats_for(match.players)
         empty = [c for c in corners if change.seat_at(c) is None]

@@ -8,10 +8,11 @@ from functools import partial
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext_lazy
 
 from audit import actions
 from audit import services as audit
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.models import (
     Match,
     Mode,
@@ -97,9 +98,11 @@ def match_resign(
             change = begin(match)
             seat = acting_seat(change, user, corner)
             if seat.left:
-                raise ServiceError("over", "You are out of this match")
+                raise ServiceError("over", said(gettext_lazy("You are out of this match")))
             if seat.away:
-                raise ServiceError("bad_request", "A bot is already playing your seat")
+                raise ServiceError(
+                    "bad_request", said(gettext_lazy("A bot is already playing your seat"))
+                )
             hand_to_bot(change, seat, user, ip)
             save(change)
             return result_of(change)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_lazy
 
 from games.engine import (
     STORED_BONUSES,
@@ -15,7 +16,7 @@ from games.engine import (
     timeout_move,
 )
 from games.engine import Move as EngineMove
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.match.selectors import snapshot_for
 from games.models import (
     Match,
@@ -217,7 +218,7 @@ def match_move(
         state = change.state
         assert state is not None
         if state.phase != "move":
-            raise ServiceError("illegal", "Roll the die first")
+            raise ServiceError("illegal", said(gettext_lazy("Roll the die first")))
         owner = mover_of(state, seat.corner) if pawn_corner is None else int(pawn_corner)
         if owner not in range(4) or int(pawn) not in range(4):
             raise ServiceError("bad_request", "Pawns are 0 to 3 of corners 0 to 3")

@@ -15,10 +15,9 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models.functions import Now
-from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.models import Match, MatchEvent, Mode, Seat, Status
 from games.services import broadcast
 from games.services.kernel import write_fenced
@@ -32,11 +31,11 @@ CHOICES: dict[str, Any] = {
     "wow": _("Wow"),
     "sad": _("Sad"),
     "angry": _("Angry"),
-    "gl": "Good luck!",
-    "nice": "Nice move!",
-    "oops": "Oops!",
-    "hurry": "Your turn…",
-    "gg": "Good game!",
+    "gl": _("Good luck!"),
+    "nice": _("Nice move!"),
+    "oops": _("Oops!"),
+    "hurry": _("Your turn…"),
+    "gg": _("Good game!"),
 }
 ICONS = frozenset({"thumbs", "laugh", "wow", "sad", "angry"})
 KIND = "reaction"
@@ -66,21 +65,21 @@ def match_react(*, match_id: int, user: Any, reaction: str) -> dict[str, Any]:
         except Match.DoesNotExist:
             raise ReactionError("not_found", "There is no such match") from None
         if match.mode not in ONLINE:
-            raise ReactionError("bad_request", "Reactions are for online rooms")
+            raise ReactionError("bad_request", said(_("Reactions are for online rooms")))
         if match.status == Status.WAITING:
-            raise ReactionError("over", "Reactions open when the match starts")
+            raise ReactionError("over", said(_("Reactions open when the match starts")))
         if match.status != Status.ACTIVE:  # finished, aborted or void: nothing to react to
-            raise ReactionError("over", gettext("The match is over: reactions are closed"))
+            raise ReactionError("over", said(_("The match is over: reactions are closed")))
         seat = Seat.objects.filter(match=match, user=user).order_by("corner").first()
         if seat is None:
-            raise ReactionError("not_seated", "You are watching: only players react")
+            raise ReactionError("not_seated", said(_("You are watching: only players react")))
         mine = MatchEvent.objects.filter(match=match, kind=KIND, data__corner=seat.corner)
         last = mine.order_by("-seq").values_list("at", flat=True).first()
         now = match.db_now
         if last is not None and now - last < EVERY:
-            raise ReactionError("rate_limited", "One reaction every two seconds")
+            raise ReactionError("rate_limited", said(_("One reaction every two seconds")))
         if mine.count() >= PER_MATCH:
-            raise ReactionError("rate_limited", "That is enough reactions for one match")
+            raise ReactionError("rate_limited", said(_("That is enough reactions for one match")))
         match.seq += 1
         event = MatchEvent.objects.create(
             match=match,

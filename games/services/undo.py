@@ -6,10 +6,11 @@ from functools import partial
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext_lazy
 
 from audit import actions
 from audit import services as audit
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.match.replay import load_actions, undo_point
 from games.models import (
     Mode,
@@ -41,7 +42,9 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
     with transaction.atomic():
         match = lock_match(match_id)
         if match.mode != Mode.LOCAL:
-            raise ServiceError("no_undo", "Undo is for local games on one device only")
+            raise ServiceError(
+                "no_undo", said(gettext_lazy("Undo is for local games on one device only"))
+            )
         check_active(match)
         change = begin(match)
         if user is None or not any(s.user_id == user.pk for s in change.seats):
@@ -57,7 +60,9 @@ def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionRes
         people = {s.corner for s in change.seats if not s.bot}
         point = undo_point(match, people, played)
         if point is None:
-            raise ServiceError("no_undo", "There is no roll or move of a person to take back")
+            raise ServiceError(
+                "no_undo", said(gettext_lazy("There is no roll or move of a person to take back"))
+            )
         target, restored = point
         change.state = restored
         change.turn += 1

@@ -79,8 +79,13 @@ class ApiError(Exception):
         self.message = message
 
 
-def error(code: str, message: str) -> JsonResponse:
-    return JsonResponse({"code": code, "message": message}, status=STATUS.get(code, 400))
+def error(code: str, message: str, text: str | None = None) -> JsonResponse:
+    """A refusal: its code, the English `message` (kept for the clients that read it) and,
+    for a service's refusal, `text` in the request's language (issue 29)."""
+    body = {"code": code, "message": message}
+    if text is not None:
+        body["text"] = text
+    return JsonResponse(body, status=STATUS.get(code, 400))
 
 
 class _JsonCsrf(CsrfViewMiddleware):
@@ -113,7 +118,7 @@ def api(*methods: str, auth: bool = False) -> Callable[[View], View]:
             try:
                 return view(request, *args, **kwargs)
             except ServiceError as e:
-                return error(e.code, e.message)
+                return error(e.code, e.message, e.text())
             except (ApiError, WireError) as e:
                 return error(e.code, e.message)
 

@@ -8,20 +8,37 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from games import services
+from games.match import names
 from games.web import ladder
 
 # The presets in the order the site shows them, with what sets each apart.
 PRESETS = [
-    ("classic", "Classic", "Land on an opponent and every pawn of theirs there goes home."),
-    ("family", "Family", "Only a lone pawn can be captured; two or more share the square."),
-    ("duel", "Duel", "Two players head to head; even a pair can be captured."),
-    ("mensch", "Mensch", "Mensch ärgere dich nicht on 40 squares: no safe squares."),
+    (
+        "classic",
+        names.PRESETS["classic"],
+        _("Land on an opponent and every pawn of theirs there goes home."),
+    ),
+    (
+        "family",
+        names.PRESETS["family"],
+        _("Only a lone pawn can be captured; two or more share the square."),
+    ),
+    ("duel", names.PRESETS["duel"], _("Two players head to head; even a pair can be captured.")),
+    (
+        "mensch",
+        names.PRESETS["mensch"],
+        _("Mensch ärgere dich nicht on 40 squares: no safe squares."),
+    ),
     (
         "quick",
-        _("Quick"),
+        names.PRESETS["quick"],
         _("Two pawns start out, a 1 or a 6 brings one more: the first pawn home wins."),
     ),
-    ("party", "Party", "Plays on until one is left; Pairs and Power squares on request."),
+    (
+        "party",
+        names.PRESETS["party"],
+        _("Plays on until one is left; Pairs and Power squares on request."),
+    ),
 ]
 
 
@@ -41,15 +58,15 @@ LOCAL_BOT_LEVEL = "beginner"
 
 
 HOUSE_RULES = [
-    ("compulsory_capture", "Capturing is compulsory"),
-    ("optional_bring_out", "Bringing out is optional"),
-    ("no_jump_home_column", "No jumping in the home column"),
+    ("compulsory_capture", _("Capturing is compulsory")),
+    ("optional_bring_out", _("Bringing out is optional")),
+    ("no_jump_home_column", _("No jumping in the home column")),
 ]
 
 
 PARTY_OPTIONS = [
-    ("pairs", "Pairs: partners across the board (4 players)"),
-    ("power", "Power squares: bonuses to collect and use"),
+    ("pairs", _("Pairs: partners across the board (4 players)")),
+    ("power", _("Power squares: bonuses to collect and use")),
 ]
 
 

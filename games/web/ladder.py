@@ -9,7 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
 from games import bots
+from games.match import names
 
 LADDER_FILE = Path(bots.__file__).with_name("ladder.json")
 
@@ -25,15 +30,39 @@ def measured() -> dict[str, dict[str, Any]]:
         return {}
 
 
+# How each level plays, in the reader's language (the bots' own `about` is the English,
+# for the tools; games.bots is pure and translates nothing).
+ABOUT = {
+    "beginner": _(
+        "gentle: moves the pawn furthest behind, misses captures and safe squares half the time"
+    ),
+    "easy": _("the best pawn 1 turn in 5, else any move"),
+    "medium": _("the best pawn 7 turns in 10, else any move"),
+    "hard": _("the best pawn every turn: capture, home, safe square, out, away from a rival"),
+    "greedy": _("always the obvious move: home, capture, out of the yard, else furthest along"),
+    "expert": _("looks ahead over the dice, weighing each pawn's progress against its risk"),
+    "random": _("any legal move, at random"),
+}
+
+
+def percent(rate: float) -> str:
+    """56%, in the reader's digits and sign ("%56" in Turkish)."""
+    return gettext("%(n)s%%") % {"n": number_format(round(rate * 100))}
+
+
 def level_text(level: str) -> str:
     """ "Easy — the best pawn 1 turn in 5, else any move; wins 56% against a random mover" """
     bot = bots.BOTS[level]
-    text = level.capitalize()
-    if bot.about:
-        text += f" — {bot.about}"
+    text = names.level(level)
+    about = ABOUT.get(level, bot.about)
+    if about:
+        text = gettext("%(level)s — %(about)s") % {"level": text, "about": about}
     row = measured().get(level)
     if row:
-        text += f"; wins {row['rate']:.0%} against a random mover"
+        text = gettext("%(text)s; wins %(rate)s against a random mover") % {
+            "text": text,
+            "rate": percent(row["rate"]),
+        }
     return text
 
 
@@ -45,7 +74,7 @@ def levels() -> list[tuple[str, str]]:
 def strength(level: str) -> str:
     """ "wins 80%": the level's measured strength, short (empty without a stored figure)."""
     row = measured().get(level)
-    return f"wins {row['rate']:.0%}" if row else ""
+    return gettext("wins %(rate)s") % {"rate": percent(row["rate"])} if row else ""
 
 
 def choices() -> list[dict[str, str]]:
@@ -55,7 +84,7 @@ def choices() -> list[dict[str, str]]:
     return [
         {
             "key": level,
-            "name": level.capitalize(),
+            "name": names.level(level),
             "strength": strength(level),
             "about": level_text(level),
         }

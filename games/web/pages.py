@@ -7,6 +7,7 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
@@ -48,62 +49,75 @@ def home_page(request: HttpRequest, **extra: Any) -> HttpResponse:
 
 
 def _facts(rules: Ruleset) -> list[tuple[str, str]]:
-    """A preset's rules as short lines, read from its Ruleset (what the engine plays)."""
+    """A preset's rules as short lines, read from its Ruleset (what the engine plays), in the
+    reader's language."""
     safe = (
-        "the four start squares and the four stars"
+        _("the four start squares and the four stars")
         if rules.safe
-        else "none: a pawn can be captured anywhere on the track"
+        else _("none: a pawn can be captured anywhere on the track")
     )
     capture = {
-        "all": "every opponent pawn on the square goes back to its yard",
-        "lone": "only a lone opponent pawn goes back; two or more stay, and do not block",
-        "count": "every opponent with no more pawns there than you goes back; "
-        "with fewer you share the square",
+        "all": _("every opponent pawn on the square goes back to its yard"),
+        "lone": _("only a lone opponent pawn goes back; two or more stay, and do not block"),
+        "count": _(
+            "every opponent with no more pawns there than you goes back; "
+            "with fewer you share the square"
+        ),
     }[rules.capture]
-    extra = ["a six"]
+    extra = [_("a six")]
     if rules.extra_roll_on_capture:
-        extra.append("a capture")
+        extra.append(_("a capture"))
     if rules.extra_roll_on_home:
-        extra.append("a pawn reaching home")
+        extra.append(_("a pawn reaching home"))
+    again = _(", ").join(extra)
+    if len(extra) > 1:
+        again = _("%(reasons)s (several reasons: one extra roll)") % {"reasons": again}
     third = (
-        f"six number {rules.max_sixes} in a row is forfeited and the turn passes"
+        _("six number %(n)s in a row is forfeited and the turn passes")
+        % {"n": number_format(rules.max_sixes)}
         if rules.max_sixes
-        else "no limit"
+        else _("no limit")
     )
     column = rules.goal - rules.last_track - (1 if rules.track_len == 52 else 0)
+    board = (
+        _("%(track)s track squares, a home column of %(column)s, then home")
+        if rules.track_len == 52
+        else _("%(track)s track squares, a home column of %(column)s")
+    ) % {"track": number_format(rules.track_len), "column": number_format(column)}
     facts: list[tuple[str, str] | None] = [
         (
-            "Players",
-            f"{rules.min_players}" + (f" to {rules.max_players}" if rules.max_players > 2 else ""),
+            _("Players"),
+            _("%(low)s to %(high)s") % {"low": rules.min_players, "high": rules.max_players}
+            if rules.max_players > 2
+            else number_format(rules.min_players),
         ),
+        (_("Board"), board),
+        (_("Safe squares"), safe),
+        (_("Landing on a rival"), capture),
         (
-            "Board",
-            f"{rules.track_len} track squares, a home column of {column}"
-            + (", then home" if rules.track_len == 52 else ""),
+            _("Own pawns"),
+            _("may share a square") if rules.land_on_own else _("never share a square"),
         ),
-        ("Safe squares", safe),
-        ("Landing on a rival", capture),
-        ("Own pawns", "may share a square" if rules.land_on_own else "never share a square"),
+        (_("Roll again for"), again),
+        (_("Sixes in a row"), third),
         (
-            "Roll again for",
-            ", ".join(extra) + (" (several reasons: one extra roll)" if len(extra) > 1 else ""),
-        ),
-        ("Sixes in a row", third),
-        (
-            "No pawn out",
-            f"{rules.tries_without_pawn_out} tries for a six"
+            _("No pawn out"),
+            ngettext("%(n)s try for a six", "%(n)s tries for a six", rules.tries_without_pawn_out)
+            % {"n": rules.tries_without_pawn_out}
             if rules.tries_without_pawn_out > 1
-            else "one roll",
+            else _("one roll"),
         ),
         (
-            "A six no pawn can use",
-            "you roll again" if rules.unusable_six_rolls_again else "is lost, with no roll again",
+            _("A six no pawn can use"),
+            _("you roll again")
+            if rules.unusable_six_rolls_again
+            else _("is lost, with no roll again"),
         ),
         (
-            "Bringing out",
-            "compulsory when a pawn waits (clear the start square first)"
+            _("Bringing out"),
+            _("compulsory when a pawn waits (clear the start square first)")
             if rules.must_bring_out
-            else "optional",
+            else _("optional"),
         ),
         (
             _("Out of the yard with"),
@@ -123,9 +137,9 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
         if rules.start_out
         else None,
         (
-            "The end",
+            _("The end"),
             (
-                "the first with every pawn home wins"
+                _("the first with every pawn home wins")
                 if rules.win_pawns == 4
                 else ngettext(
                     "the first pawn home wins; the others are placed by pawns home, then by "
@@ -136,22 +150,25 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
                 % {"n": rules.win_pawns}
             )
             if rules.ending == "first"
-            else "play goes on until one is left, who loses",
+            else _("play goes on until one is left, who loses"),
         ),
         (
-            "Who starts",
+            _("Who starts"),
             # Seed 001: in code rooms "who goes first is drawn at random" (Match.draws_first).
             (
-                "Red on one device and against the computer; drawn with the dice in online rooms"
+                _("Red on one device and against the computer; drawn with the dice in online rooms")
                 if rules.name == "mensch"
-                else "red"
+                else _("red")
             )
             if rules.first_player == "red"
-            else "drawn at random with the dice",
+            else _("drawn at random with the dice"),
         ),
         (
-            "Turn clock",
-            f"{rules.turn_seconds} seconds" if rules.turn_seconds else "none (one device)",
+            _("Turn clock"),
+            ngettext("%(n)s second", "%(n)s seconds", rules.turn_seconds)
+            % {"n": number_format(rules.turn_seconds)}
+            if rules.turn_seconds
+            else _("none (one device)"),
         ),
     ]
     return [fact for fact in facts if fact is not None]
@@ -169,7 +186,7 @@ def preset_guide_page(request: HttpRequest, name: str) -> HttpResponse:
     page and the room), its boards played through the engine."""
     found = next((p for p in PRESETS if p[0] == name), None)
     if found is None:
-        raise Http404("There is no such preset")
+        raise Http404(_("There is no such preset"))
     _key, title, lead = found
     rules_of = RULESETS[name]
     guide = preset_guide(name)
@@ -204,7 +221,7 @@ def guide(request: HttpRequest, slug: str) -> HttpResponse:
     """One of the duel guides (seed 004), its boards played through the engine."""
     found = guides().get(slug)
     if found is None:
-        raise Http404("There is no such guide")
+        raise Http404(_("There is no such guide"))
     others = [g for g in guides().values() if g.slug != slug]
     return render(
         request,

@@ -6,8 +6,10 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from games.match import names
 from games.match.replay import initial_state, load_actions, steps, withdrawn
 from games.match.reports import report_for
 from games.models import MatchEvent
@@ -25,7 +27,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     start = initial_state(match) if match.ended else None
     if start is None:
         return render(request, "games/replay.html", context)
-    frames = [{"turn": 1, "title": "The start", "words": [], "position": position(start)}]
+    frames = [{"turn": 1, "title": _("The start"), "words": [], "position": position(start)}]
     rolls = []
     actions = load_actions(match)
     gone = withdrawn(actions)  # local games: what an undo took back
@@ -33,9 +35,12 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         row = step.action.row
         said = [narrate(rules, e) for e in step.events]
         if step.action.kind == "undo":
-            said = [f"Undo: back to {rules.colours[step.state.to_play].capitalize()}'s turn"]
+            said = [
+                _("Undo: back to %(who)s's turn")
+                % {"who": names.colour(rules.colours[step.state.to_play])}
+            ]
         if said and step.action.seq in gone:
-            said[0] += " (taken back)"
+            said[0] = _("%(said)s (taken back)") % {"said": said[0]}
         frames.append(
             {
                 "turn": step.turn,
@@ -93,17 +98,22 @@ def _reactions_into(match: Any, frames: list[dict[str, Any]]) -> None:
         for i, f in enumerate(frames):
             if f.get("seq", 0) < e.seq:
                 at = i
-        colour = match.rules.colours[int(e.data["corner"])].capitalize()
+        colour = names.colour(match.rules.colours[int(e.data["corner"])])
         frames[at]["words"].append(
-            f"{colour} reacts: {reactions.CHOICES.get(e.data['r'], e.data['r'])}"
+            _("%(who)s reacts: %(reaction)s")
+            % {"who": colour, "reaction": reactions.CHOICES.get(e.data["r"], e.data["r"])}
         )
 
 
 def _seat_label(seat: Any, colour: str) -> str:
+    name = names.colour(colour)
     if seat is None:
-        return colour.capitalize()
+        return name
     if seat.bot:
-        return f"{colour.capitalize()}: {seat.bot} computer (BOT)"
+        return _("%(colour)s: %(level)s computer (BOT)") % {
+            "colour": name,
+            "level": names.level(seat.bot),
+        }
     if seat.user is not None and seat.match.mode != "local":
-        return f"{colour.capitalize()}: {seat.user.shown_name}"
-    return colour.capitalize()
+        return _("%(colour)s: %(name)s") % {"colour": name, "name": seat.user.shown_name}
+    return name

@@ -4,12 +4,14 @@ person and a computer (one device), start over, rematch."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils import translation
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
@@ -43,7 +45,10 @@ def _socket_path(code: str, user: Any) -> str:
     """The room's socket, with a signed ticket for a signed-in viewer (the socket then opens
     without a session load: `games.live.tickets`)."""
     path = f"/ws/match/{code}/"
-    return f"{path}?ticket={tickets.issue(user, code)}" if user is not None else path
+    # The page's language: the socket tells refusals in it (issue 29).
+    query = {"ticket": tickets.issue(user, code)} if user is not None else {}
+    query["lang"] = translation.get_language() or "en"
+    return f"{path}?{urlencode(query)}"
 
 
 def room(request: HttpRequest, code: str) -> HttpResponse:

@@ -7,11 +7,13 @@ static/js/board.js, which draws a snapshot and keeps no rules of its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from games.engine import (
     MARKS,
@@ -27,6 +29,8 @@ from games.engine import (
     setup,
 )
 from games.engine.rules import BONUS_OFFSETS
+from games.match import names
+from games.match.saying import BONUSES
 
 Y = YARD
 
@@ -85,42 +89,96 @@ def position(state: State, events: Sequence[Event] = ()) -> dict[str, Any]:
 
 
 def _name(rules: Ruleset, corner: int) -> str:
-    return rules.colours[corner].capitalize()
+    return names.colour(rules.colours[corner])
 
 
 REASONS = {
-    "six": "a six",
-    "capture": "a capture",
-    "home": "a pawn home",
-    "plus": "the +1 square",
-    "try": "another try for a six",
-    "unusable_six": "a six no pawn could use",
+    "six": gettext_lazy("a six"),
+    "capture": gettext_lazy("a capture"),
+    "home": gettext_lazy("a pawn home"),
+    "plus": gettext_lazy("the +1 square"),
+    "try": gettext_lazy("another try for a six"),
+    "unusable_six": gettext_lazy("a six no pawn could use"),
 }
+
+# The engine says why a roll cannot be used in English (it is pure); the page says it again
+# in the reader's language from the same facts.
+_NOT_OUT = re.compile(r"^no pawn is out, and only a ([\d or]+) brings one out")
+
+
+def no_move_reason(reason: str, die: int) -> str:
+    found = _NOT_OUT.match(reason)
+    if found:
+        faces = found.group(1).strip()
+        if faces == "6":
+            return _("no pawn is out, and only a 6 brings one out of the yard")
+        return _("no pawn is out, and only a %(faces)s brings one out of the yard") % {
+            "faces": faces.replace(" or ", _(" or "))
+        }
+    return _("no pawn can move %(die)s") % {"die": die}
+
+
+def out_reason(reason: str) -> str:
+    """Why a seat is out of the match (the engine's and the services' codes)."""
+    return str(
+        {
+            "resigned": pgettext_lazy("out", "resigned"),
+            "timeout": pgettext_lazy("out", "timeout"),
+            "left": pgettext_lazy("out", "left"),
+            "disconnected": pgettext_lazy("out", "disconnected"),
+        }.get(reason, reason)
+    )
 
 
 def narrate(rules: Ruleset, event: Event) -> str:
-    """One event in words, as the history and the rules page say it."""
+    """One event in words, as the history and the rules page say it, in the reader's
+    language."""
     d = as_dict(event)
     who = _name(rules, d["corner"]) if "corner" in d else ""
     kind = d["kind"]
     if kind == "rolled":
-        extra = f" (Double roll: moves {d['value']})" if d["bonus"] == "double" else ""
-        return f"{who} rolls {d['face']}{extra}"
+        if d["bonus"] == "double":
+            return _("%(who)s rolls %(face)s (Double roll: moves %(value)s)") % {
+                "who": who,
+                "face": d["face"],
+                "value": d["value"],
+            }
+        return _("%(who)s rolls %(face)s") % {"who": who, "face": d["face"]}
     if kind == "no_move":
-        return f"{who} cannot move: {d['reason']}"
+        return _("%(who)s cannot move: %(reason)s") % {
+            "who": who,
+            "reason": no_move_reason(d["reason"], d["value"]),
+        }
     if kind == "six_forfeited":
-        return f"{who}'s six number {d['sixes']} in a row is forfeited: no move"
+        return _("%(who)s's six number %(sixes)s in a row is forfeited: no move") % {
+            "who": who,
+            "sixes": d["sixes"],
+        }
     if kind == "released":
-        return f"{who} brings pawn {d['pawn'] + 1} out onto the start square"
+        return _("%(who)s brings pawn %(pawn)s out onto the start square") % {
+            "who": who,
+            "pawn": d["pawn"] + 1,
+        }
     if kind == "moved":
         to = d["to"]
         if to > rules.last_track:
-            return f"{who} moves pawn {d['pawn'] + 1} up the home column"
-        return f"{who} moves pawn {d['pawn'] + 1} to square {d['square']}"
+            return _("%(who)s moves pawn %(pawn)s up the home column") % {
+                "who": who,
+                "pawn": d["pawn"] + 1,
+            }
+        return _("%(who)s moves pawn %(pawn)s to square %(square)s") % {
+            "who": who,
+            "pawn": d["pawn"] + 1,
+            "square": d["square"],
+        }
     if kind == "captured":
-        return f"{_name(rules, d['by'])} captures {who}'s pawn {d['pawn'] + 1}: back to the yard"
+        return _("%(by)s captures %(who)s's pawn %(pawn)s: back to the yard") % {
+            "by": _name(rules, d["by"]),
+            "who": who,
+            "pawn": d["pawn"] + 1,
+        }
     if kind == "home":
-        return f"{who}'s pawn {d['pawn'] + 1} reaches home"
+        return _("%(who)s's pawn %(pawn)s reaches home") % {"who": who, "pawn": d["pawn"] + 1}
     if kind == "finished":
         if rules.win_pawns < 4:  # quick: the first pawn home finishes
             return _("%(who)s is home first: place %(place)s") % {"who": who, "place": d["place"]}
@@ -129,18 +187,22 @@ def narrate(rules: Ruleset, event: Event) -> str:
             "place": d["place"],
         }
     if kind == "extra_roll":
-        return f"{who} rolls again for " + " and ".join(REASONS.get(r, r) for r in d["reasons"])
+        reasons = _(" and ").join(str(REASONS.get(r, r)) for r in d["reasons"])
+        return _("%(who)s rolls again for %(reasons)s") % {"who": who, "reasons": reasons}
     if kind == "turn_passed":
-        return f"{_name(rules, d['to'])} to play"
+        return _("%(who)s to play") % {"who": _name(rules, d["to"])}
     if kind == "won":
-        return f"{who} wins"
+        return _("%(who)s wins") % {"who": who}
     if kind == "bonus_picked":
-        return f"{who} picks up a {d['bonus']} bonus"
+        return _("%(who)s picks up a %(bonus)s bonus") % {
+            "who": who,
+            "bonus": str(BONUSES.get(d["bonus"], d["bonus"])),
+        }
     if kind == "shielded":
-        return f"{who} shields a pawn"
+        return _("%(who)s shields a pawn") % {"who": who}
     if kind == "resigned":
-        return f"{who} is out ({d['reason']})"
-    return kind
+        return _("%(who)s is out (%(reason)s)") % {"who": who, "reason": out_reason(d["reason"])}
+    return str(kind)
 
 
 # ---------------------------------------------------------------------------- examples
@@ -169,16 +231,16 @@ def _play(
     """Set up `pawns`, then for each step roll a face (int) or play the move of pawn "pN"
     (1-based); one frame for the set-up position and one after each step."""
     state = setup(rules, pawns, to_play=to_play)
-    frames = [Frame("The position", position(state))]
+    frames = [Frame(_("The position"), position(state))]
     for step in steps:
         if isinstance(step, int):
             state, events = roll(state, step)
-            title = f"Roll {step}"
+            title = _("Roll %(face)s") % {"face": step}
         else:
             pawn = int(step[1:]) - 1
             chosen = next(m for m in state.legal if m.pawn == pawn)
             state, events = move(state, chosen)
-            title = f"Pawn {pawn + 1} moves"
+            title = _("Pawn %(pawn)s moves") % {"pawn": pawn + 1}
         frames.append(Frame(title, position(state, events), [narrate(rules, e) for e in events]))
     return Example("", frames, rules)
 
@@ -190,22 +252,22 @@ def _example(title: str, ex: Example) -> Example:
 
 def _classic_examples(r: Ruleset) -> list[Example]:
     return [
-        _example("A six brings a pawn out", _play(r, {0: [Y] * 4, 2: [Y] * 4}, [6, "p1"])),
+        _example(_("A six brings a pawn out"), _play(r, {0: [Y] * 4, 2: [Y] * 4}, [6, "p1"])),
         _example(
-            "Landing on a square sends every opponent pawn there home",
+            _("Landing on a square sends every opponent pawn there home"),
             _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
         ),
         _example(
-            "Stars and start squares are safe",
+            _("Stars and start squares are safe"),
             _play(r, {0: [3, Y, Y, Y], 1: [47, Y, Y, Y]}, [5, "p1"]),
         ),
         _example(
-            "A pawn 3 from home: a 5 cannot move it",
+            _("A pawn 3 from home: a 5 cannot move it"),
             _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [5]),
         ),
-        _example("The 3 lands it home", _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [3, "p1"])),
+        _example(_("The 3 lands it home"), _play(r, {0: [53, Y, Y, Y], 2: [Y] * 4}, [3, "p1"])),
         _example(
-            "6, 6, 6: the third six is forfeited",
+            _("6, 6, 6: the third six is forfeited"),
             _play(r, {0: [10, Y, Y, Y], 2: [Y] * 4}, [6, "p1", 6, "p1", 6]),
         ),
     ]
@@ -213,17 +275,19 @@ def _classic_examples(r: Ruleset) -> list[Example]:
 
 def _family_examples(r: Ruleset) -> list[Example]:
     return [
-        _example("Roll 5 with all four pawns in the yard", _play(r, {0: [Y] * 4, 1: [Y] * 4}, [5])),
         _example(
-            "Red lands on square 20, on Green's lone pawn",
+            _("Roll 5 with all four pawns in the yard"), _play(r, {0: [Y] * 4, 1: [Y] * 4}, [5])
+        ),
+        _example(
+            _("Red lands on square 20, on Green's lone pawn"),
             _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
         ),
         _example(
-            "Two Green pawns on square 20: no capture, no block",
+            _("Two Green pawns on square 20: no capture, no block"),
             _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
         ),
         _example(
-            "On a safe square both stay",
+            _("On a safe square both stay"),
             _play(r, {0: [16, Y, Y, Y], 1: [8, Y, Y, Y]}, [5, "p1"]),
         ),
     ]
@@ -232,11 +296,11 @@ def _family_examples(r: Ruleset) -> list[Example]:
 def _duel_examples(r: Ruleset) -> list[Example]:
     return [
         _example(
-            "From the start square, 56 steps home: the last roll must match",
+            _("From the start square, 56 steps home: the last roll must match"),
             _play(r, {0: [50, 20, Y, Y], 2: [Y] * 4}, [6, "p1"]),
         ),
         _example(
-            "A pair is captured too, and the capture resets the sixes",
+            _("A pair is captured too, and the capture resets the sixes"),
             _play(r, {0: [14, Y, Y, Y], 2: [46, 46, Y, Y]}, [6, "p1"]),
         ),
     ]
@@ -245,19 +309,19 @@ def _duel_examples(r: Ruleset) -> list[Example]:
 def _mensch_examples(r: Ruleset) -> list[Example]:
     return [
         _example(
-            "Three tries for a six when no pawn is out",
+            _("Three tries for a six when no pawn is out"),
             _play(r, {0: [Y] * 4, 1: [Y] * 4}, [3, 2, 6]),
         ),
         _example(
-            "A six must bring a waiting pawn out",
+            _("A six must bring a waiting pawn out"),
             _play(r, {0: [5, Y, Y, Y], 1: [Y] * 4}, [6, "p2"]),
         ),
         _example(
-            "Never onto your own pawn",
+            _("Never onto your own pawn"),
             _play(r, {0: [0, 3, Y, Y], 1: [Y] * 4}, [3]),
         ),
         _example(
-            "Bringing a pawn out captures on the start square",
+            _("Bringing a pawn out captures on the start square"),
             _play(r, {0: [5, Y, Y, Y], 1: [30, Y, Y, Y]}, [6, "p2"]),
         ),
     ]
@@ -266,15 +330,15 @@ def _mensch_examples(r: Ruleset) -> list[Example]:
 def _party_examples(r: Ruleset) -> list[Example]:
     return [
         _example(
-            "Landing on one rival pawn sends it home",
+            _("Landing on one rival pawn sends it home"),
             _play(r, {0: [15, Y, Y, Y], 1: [7, Y, Y, Y]}, [5, "p1"]),
         ),
         _example(
-            "Two rival pawns against one: nobody goes home",
+            _("Two rival pawns against one: nobody goes home"),
             _play(r, {0: [15, Y, Y, Y], 1: [7, 7, Y, Y]}, [5, "p1"]),
         ),
         _example(
-            "Pairs: partners (opposite corners) never capture each other",
+            _("Pairs: partners (opposite corners) never capture each other"),
             _play(
                 r.with_options(pairs=True),
                 {0: [15, Y, Y, Y], 1: [Y] * 4, 2: [46, Y, Y, Y], 3: [Y] * 4},
@@ -282,7 +346,7 @@ def _party_examples(r: Ruleset) -> list[Example]:
             ),
         ),
         _example(
-            "Power: a pawn that ends on a bonus square adds it to the stock",
+            _("Power: a pawn that ends on a bonus square adds it to the stock"),
             _play(r.with_options(power=True), {0: [0, Y, Y, Y], 1: [Y] * 4}, [2, "p1"]),
         ),
     ]

@@ -13,7 +13,7 @@ button?.addEventListener("click", async () => {
     const response = await fetch(`/api/matches/${button.dataset.code}/hint`, { credentials: "same-origin" });
     const body = await response.json();
     if (!response.ok) {
-      out.textContent = body.message || gettext("No hint now.");
+      out.textContent = body.text || body.message || gettext("No hint now.");
       return;
     }
     if (!body.move) {
@@ -24,7 +24,7 @@ button?.addEventListener("click", async () => {
     out.textContent = interpolate(gettext("Best: pawn %s. %s. Your chance to win after it: %s."), [
       String(body.best),
       why,
-      `${Math.round(body.chance * 100)}%`,
+      new Intl.NumberFormat(document.documentElement.lang || undefined, { style: "percent" }).format(body.chance),
     ]);
   } catch {
     out.textContent = gettext("No hint now: the connection failed. Try again.");

@@ -16,3 +16,13 @@ const COLOURS = {
 };
 /** A colour's name to read ("Red"), from its code ("red"). */
 export const colourName = (colour) => COLOURS[colour] || colour[0].toUpperCase() + colour.slice(1);
+
+// Numbers, shares and dates in the page's language (issue 29): Arabic digits where the
+// language writes them, its decimal sign, its percent sign's place.
+const LANG = document.documentElement.lang || undefined;
+/** `formatNumber(12.5, 1)`: "12.5", "12,5" (de), "١٢٫٥" (ar). */
+export const formatNumber = (n, digits = 0) => new Intl.NumberFormat(LANG, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(n);
+/** `formatPercent(0.56)`: "56%", "%56" (tr), "56 %" (fr, de). */
+export const formatPercent = (share, digits = 0) => new Intl.NumberFormat(LANG, { style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits }).format(share);
+/** A date and time as the page's language writes it. */
+export const formatDate = (date, options = { dateStyle: "medium", timeStyle: "short" }) => new Intl.DateTimeFormat(LANG, options).format(date);

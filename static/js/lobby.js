@@ -1,7 +1,7 @@
 // The quick-match page: join a queue, see the waiting time and the rating window, cancel.
 // The server matches; the lobby socket says where the room is, and the page polls the status
 // endpoint as a fallback whenever the socket is down.
-import { fmt, gettext } from "./i18n.js";
+import { fmt, formatNumber, gettext } from "./i18n.js";
 const cfg = JSON.parse(document.getElementById("lobby-config").textContent);
 const rules = JSON.parse(document.getElementById("lobby-settings").textContent);
 const $ = (id) => document.getElementById(id);
@@ -18,7 +18,7 @@ let leaving = false;
 
 function clock(seconds) {
   const s = Math.max(0, Math.floor(seconds));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  return `${formatNumber(Math.floor(s / 60))}:${formatNumber(s % 60).padStart(2, formatNumber(0))}`;
 }
 
 function waited() {
@@ -35,7 +35,7 @@ function tick() {
   $("waited").textContent = clock(w);
   if (state.ranked) {
     const reach = rules.window_start + rules.window_growth * w;
-    $("window").textContent = `±${reach.toFixed(1)}`;
+    $("window").textContent = `±${formatNumber(reach, 1)}`;
   }
 }
 
@@ -91,7 +91,7 @@ async function post(form) {
   const data = await response.json().catch(() => null);
   if (!response.ok || !data) {
     const fallback = response.status === 403 ? gettext("Your session has changed: reload the page and try again.") : fmt(gettext("The server refused (%(status)s)."), { status: response.status });
-    showError((data && data.error && data.error.message) || fallback);
+    showError((data && data.error && (data.error.text || data.error.message)) || fallback);
     return;
   }
   if (data.csrf) {

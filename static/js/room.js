@@ -1,7 +1,7 @@
 // A room: the socket, the controls and the panel beside the board. The server decides
 // everything; this page sends intents (roll, move) and draws each snapshot it gets back.
 import { Board, Geometry, describePlace, drawDie, markIcon } from "./board.js";
-import { colourName, fmt, gettext, ngettext } from "./i18n.js";
+import { colourName, fmt, formatNumber, gettext, ngettext } from "./i18n.js";
 import { muted, play, setMuted } from "./sound.js";
 
 const cfg = JSON.parse(document.getElementById("room-config").textContent);
@@ -50,10 +50,64 @@ const board = new Board($("board"), cfg.board, { onChoose: sendMove, label: gett
 
 const REASONS = { six: gettext("a six"), capture: gettext("a capture"), home: gettext("a pawn home"), plus: gettext("the +1 square"), try: gettext("another try for a six"), unusable_six: gettext("a six no pawn could use") };
 
+// A bot's reason, from the code and data the server sends beside its English text (issue 29),
+// in this page's language (games/match/saying.py says it the same way).
+const BONUS_NAMES = { double: gettext("Double roll"), control: gettext("Dice control"), shield: gettext("Shield"), plus: gettext("+1") };
+const BOT_SAYS = {
+  home: gettext("brings %(pawn)s home"),
+  out: gettext("brings %(pawn)s out of the yard"),
+  column: gettext("moves %(pawn)s into its home column"),
+  to_column: gettext("moves %(pawn)s to its home column"),
+  safe: gettext("moves %(pawn)s to a safe square"),
+  behind: gettext("moves %(pawn)s, the pawn furthest behind"),
+  along: gettext("moves %(pawn)s, the pawn furthest along"),
+  away: gettext("moves %(pawn)s away from a rival pawn"),
+  away_all: gettext("moves %(pawn)s away from rival pawns"),
+  reach: gettext("moves %(pawn)s out of a rival's reach"),
+  shield: gettext("moves %(pawn)s under a Shield"),
+};
+
+const PAGE_LANG = document.documentElement.lang || "en";
+
+function botReason(why) {
+  if (!why || !why.code) return "";
+  if (why.code === "hunch") return fmt(gettext("%(reason)s on a hunch"), { reason: botReason(why.base) });
+  if (why.code === "missed") return fmt(why.missed === "capture" ? gettext("%(reason)s (it missed a capture)") : gettext("%(reason)s (it missed a safe square)"), { reason: botReason(why.base) });
+  const pawn = why.of === null || why.of === undefined ? fmt(gettext("pawn %(n)s"), { n: why.pawn }) : fmt(gettext("%(colour)s's pawn %(n)s"), { colour: Name(why.of), n: why.pawn });
+  if (why.code === "capture" || why.code === "capture_with") {
+    const rows = why.captured || [];
+    const total = rows.reduce((sum, row) => sum + row[1], 0);
+    const owners = rows.map((row) => Name(row[0]));
+    const caught = owners.length === 1 ? fmt(ngettext("%(owner)s's pawn", "%(owner)s's %(n)s pawns", total), { owner: owners[0], n: total }) : fmt(gettext("the pawns of %(owners)s"), { owners: owners.slice(0, -1).join(gettext(", ")) + gettext(" and ") + owners[owners.length - 1] });
+    return why.code === "capture" ? fmt(gettext("captures %(captured)s"), { captured: caught }) : fmt(gettext("captures %(captured)s with %(pawn)s"), { captured: caught, pawn });
+  }
+  if (why.code === "bonus") return fmt(gettext("moves %(pawn)s onto the %(bonus)s square"), { pawn, bonus: BONUS_NAMES[why.bonus] || why.bonus });
+  if (why.code === "steps") return fmt(ngettext("moves %(pawn)s %(n)s square", "moves %(pawn)s %(n)s squares", why.n), { pawn, n: why.n });
+  return BOT_SAYS[why.code] ? fmt(BOT_SAYS[why.code], { pawn }) : "";
+}
+
+// The engine says why a roll is no use in English; the page says it again from its facts.
+function noMoveReason(reason, die) {
+  const found = /^no pawn is out, and only a ([\d or]+) brings one out/.exec(reason || "");
+  if (found && found[1] === "6") return gettext("no pawn is out, and only a 6 brings one out of the yard");
+  if (found) return fmt(gettext("no pawn is out, and only a %(faces)s brings one out of the yard"), { faces: found[1].replace(" or ", gettext(" or ")) });
+  return fmt(gettext("no pawn can move %(die)s"), { die });
+}
+const OUT_REASONS = { resigned: gettext("resigned"), timeout: gettext("timeout"), left: gettext("left"), disconnected: gettext("disconnected") };
+
+const LEVEL_NAMES = { beginner: gettext("Beginner"), easy: gettext("Easy"), medium: gettext("Medium"), hard: gettext("Hard"), greedy: gettext("Greedy"), expert: gettext("Expert") };
+
+// A seat's name to read: a person's name as it is, a bot's told in the page's language.
+function shownName(seat) {
+  // (English keeps the wire's own words: "Kai, medium bot".)
+  if (seat && seat.bot && seat.bot_name && seat.level && PAGE_LANG !== "en") return fmt(gettext("%(name)s, %(level)s bot"), { name: seat.bot_name, level: LEVEL_NAMES[seat.level] || seat.level });
+  return seat ? seat.name : "";
+}
+
 function seatName(corner) {
   const seat = (snap.seats || []).find((s) => s.corner === corner);
   if (!seat || !seat.name || seat.name === Name(corner)) return Name(corner);
-  return fmt(gettext("%(colour)s (%(name)s)"), { colour: Name(corner), name: seat.name });
+  return fmt(gettext("%(colour)s (%(name)s)"), { colour: Name(corner), name: shownName(seat) });
 }
 
 function words(e) {
@@ -62,7 +116,7 @@ function words(e) {
     case "rolled":
       return e.bonus === "double" ? fmt(gettext("%(who)s rolls %(face)s (Double roll: moves %(value)s)"), { who, face: e.face, value: e.value }) : fmt(gettext("%(who)s rolls %(face)s"), { who, face: e.face });
     case "no_move":
-      return fmt(gettext("%(who)s cannot move: %(reason)s"), { who, reason: e.reason });
+      return fmt(gettext("%(who)s cannot move: %(reason)s"), { who, reason: noMoveReason(e.reason, e.value) });
     case "six_forfeited":
       return fmt(gettext("%(who)s's six number %(sixes)s in a row is forfeited: no move"), { who, sixes: e.sixes });
     case "released":
@@ -86,7 +140,7 @@ function words(e) {
     case "shielded":
       return fmt(gettext("%(who)s shields a pawn"), { who });
     case "resigned":
-      return fmt(gettext("%(who)s is out (%(reason)s)"), { who, reason: e.reason });
+      return fmt(gettext("%(who)s is out (%(reason)s)"), { who, reason: OUT_REASONS[e.reason] || e.reason });
     case "started":
       return fmt(gettext("The match starts: %(who)s plays first"), { who: seatName(e.first) });
     case "joined":
@@ -94,7 +148,7 @@ function words(e) {
     case "timeout":
       return fmt(gettext("%(who)s ran out of time"), { who });
     case "leave":
-      return e.reason === "disconnected" ? fmt(gettext("%(who)s was away too long: out of the match"), { who: seatName(e.corner) }) : fmt(gettext("%(who)s left the match (%(reason)s)"), { who: seatName(e.corner), reason: e.reason });
+      return e.reason === "disconnected" ? fmt(gettext("%(who)s was away too long: out of the match"), { who: seatName(e.corner) }) : fmt(gettext("%(who)s left the match (%(reason)s)"), { who: seatName(e.corner), reason: OUT_REASONS[e.reason] || e.reason });
     case "bot_took_seat":
       return fmt(gettext("%(who)s left: a bot plays the seat"), { who });
     case "away":
@@ -111,7 +165,7 @@ function words(e) {
     case "rematch":
       return fmt(gettext("%(who)s opened a rematch"), { who: seatName(e.by) });
     case "bot_said":
-      return fmt(gettext("%(who)s: %(text)s"), { who: seatName(e.corner), text: e.text });
+      return fmt(gettext("%(who)s: %(text)s"), { who: seatName(e.corner), text: (PAGE_LANG !== "en" && botReason(e.why)) || e.text });
     case "voided":
       return fmt(gettext("The match was voided: %(reason)s"), { reason: e.reason });
     case "unvoided":
@@ -241,7 +295,8 @@ function receive(frame) {
       socket.send(JSON.stringify({ t: "resync" }));
     }
   } else if (frame.t === "error") {
-    const { code, message, state } = frame.d || {};
+    // `text` is the refusal in this page's language (the server renders it from the code).
+    const { code, message, text, state } = frame.d || {};
     if (code === "stale") {
       // The state the action missed comes with the answer (else ask for it).
       if (state) apply(state, []);
@@ -251,7 +306,7 @@ function receive(frame) {
     rolling = false;
     stopShaking();
     if (code === "no_undo") undoEmpty = true;
-    showError(message || code);
+    showError(text || message || code);
     render();
   }
 }
@@ -551,7 +606,7 @@ function renderResult() {
       const d = document.createElement("span");
       const up = seat.rating_change >= 0;
       d.className = `change ${up ? "up" : "down"}`;
-      d.textContent = fmt(gettext("%(change)s rating"), { change: `${up ? "+" : "−"}${Math.abs(seat.rating_change).toFixed(1)}` });
+      d.textContent = fmt(gettext("%(change)s rating"), { change: `${up ? "+" : "−"}${formatNumber(Math.abs(seat.rating_change), 1)}` });
       li.appendChild(d);
     }
     ol.appendChild(li);
@@ -613,7 +668,7 @@ function renderSeats() {
     li.appendChild(markIcon(s.colour, s.mark));
     const name = document.createElement("span");
     name.className = "seat-name";
-    name.textContent = s.taken ? s.name || Name(s.corner) : fmt(gettext("%(colour)s: empty seat"), { colour: Name(s.corner) });
+    name.textContent = s.taken ? shownName(s) || Name(s.corner) : fmt(gettext("%(colour)s: empty seat"), { colour: Name(s.corner) });
     li.appendChild(name);
     if (s.bot || s.away) {
       // An away seat is a person's the computer plays until they are back: labelled too.

@@ -8,8 +8,11 @@ STATIC = ROOT / "static"
 # Uncompressed JS and CSS of a room page. 100 KB until issue 30: main was at 102,358 bytes
 # with the i18n catalogue scripts, and the phone layout (the menu, the time left, the legal
 # moves under Roll, the site's reactions) adds 6.6 KB; 110 KB, to be earned back (the CSS and
-# scripts are served unminified).
-BUDGET = 110 * 1024
+# scripts are served unminified). Main reached 112,584 bytes; issue 29 phase 2 adds 5.1 KB to
+# room.js and i18n.js (a bot's reason, the no-move reason and a bot seat's name said in the
+# page's language from the wire's codes; Intl number helpers): 116 KB, also to be earned back
+# (a minified build would).
+BUDGET = 116 * 1024
 
 
 def _assets(template: str) -> set[Path]:
