@@ -37,13 +37,14 @@ class Params(NamedTuple):
     spread: float  # variance of its finishing time, in rounds squared, per square left
     yard: float  # squares a pawn in the yard costs besides its whole way home
     danger: float  # how many times the expert's expected capture loss counts
+    sharp: float = 1.0  # the race's shares raised to this power (and summed to 1 again)
 
 
 # Fitted per table by `manage.py evaluator_check --fit --fit-games 60 --fit-seed 1` (hard,
 # medium and greedy bots at random seats; one position in 15 of 60 games a table; the checks
 # use seed 2). Key: rules_name and players. Params(speed, spread, yard, danger).
 FITTED: dict[tuple[str, int], Params] = {
-    ("classic", 2): Params(3.000, 2.826, 21.926, 0.001),
+    ("classic", 2): Params(3.000, 0.416, 17.334, 0.004, 0.353),
     ("classic", 3): Params(3.000, 1.497, 14.141, 1.442),
     ("classic", 4): Params(3.000, 2.982, 6.206, 0.679),
     ("family", 2): Params(3.000, 3.879, 22.063, 0.053),
@@ -88,6 +89,7 @@ def sides(state: State) -> list[Side]:
     worth = values(state, DEFAULT)
     t = _tables(rules, DEFAULT)
     finish = rules.finish_from
+    win = rules.win_pawns
     acting = [c for c in seats if c not in out]
     n = len(acting) or 1
     k0 = acting.index(state.to_play) if state.to_play in acting else 0
@@ -103,14 +105,16 @@ def sides(state: State) -> list[Side]:
         danger = 0.0
         for c in members:
             row = state.pawns[c]
-            for p in row:
+            # The pawns that must come home (quick: the `win_pawns` furthest along).
+            needed = sorted(row, reverse=True)[:win] if win < len(row) else row
+            for p in needed:
                 if p == YARD:
                     yard += 1
                     squares += finish
                 elif p < finish:
                     squares += finish - p
             if c not in placings:
-                danger += sum(t.value[p + 1] for p in row) - worth[c]
+                danger += (sum(t.value[p + 1] for p in row) - worth[c]) * len(needed) / len(row)
         movers = len(members)  # Pairs: a partner home moves the other's pawns
         found.append(
             Side(group, squares, yard, max(0.0, danger), min(order[c] for c in members), movers)
@@ -146,7 +150,7 @@ def race(found: Sequence[Side], p: Params) -> list[float]:
     if len(found) == 2:
         z = (means[1] - means[0]) / math.sqrt(sds[0] ** 2 + sds[1] ** 2)
         first = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
-        return [first, 1.0 - first]
+        return _sharpened([first, 1.0 - first], p.sharp)
     lo = min(m - 4.5 * s for m, s in zip(means, sds, strict=True))
     hi = min(m + 4.5 * s for m, s in zip(means, sds, strict=True))
     step = (hi - lo) / GRID
@@ -172,7 +176,19 @@ def race(found: Sequence[Side], p: Params) -> list[float]:
     total = sum(out)
     if total <= 0.0:
         return [1.0 / n] * n
-    return [x / total for x in out]
+    return _sharpened([x / total for x in out], p.sharp)
+
+
+def _sharpened(shares: list[float], sharp: float) -> list[float]:
+    """The shares raised to `sharp` and summed to 1 again: the race model's confidence
+    corrected to what the games showed (below 1: less sure, above: surer)."""
+    if sharp == 1.0:
+        return shares
+    raised = [max(0.0, x) ** sharp for x in shares]
+    total = sum(raised)
+    if total <= 0.0:
+        return [1.0 / len(shares)] * len(shares)
+    return [x / total for x in raised]
 
 
 def _settled(state: State) -> tuple[float, ...] | None:
