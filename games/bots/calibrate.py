@@ -338,6 +338,13 @@ def agreement(args: Sequence[Any]) -> tuple[str, int, int, int]:
     return name, players, seen, agreed
 
 
+def mean_gap(bins: Sequence[Bin]) -> float:
+    """|observed win rate - mean prediction| averaged over every side (each bin weighed by its
+    count): the calibration error."""
+    total = sum(b.count for b in bins)
+    return sum(abs(b.won - b.predicted) for b in bins) / total if total else 0.0
+
+
 def tables() -> list[tuple[str, int]]:
     """Every table the site seats: each preset (with party's options) and size."""
     found = []
@@ -368,6 +375,7 @@ __all__ = [
     "check",
     "fit",
     "fit_sharp",
+    "mean_gap",
     "merged",
     "rollouts",
     "samples",

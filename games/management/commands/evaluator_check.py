@@ -3,6 +3,8 @@ against rollouts on bot games (no database)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import multiprocessing
 import random
@@ -45,6 +47,10 @@ class Command(BaseCommand):
         )
         parser.add_argument("--fit-games", type=int, default=60)
         parser.add_argument("--jobs", type=int, default=1, help="tables checked at once")
+        parser.add_argument("--save", default="", help="also write the checks to this JSON file")
+        parser.add_argument(
+            "--load", default="", help="print the checks of --save files (comma-separated)"
+        )
         parser.add_argument(
             "--mix",
             type=lambda v: v.split("+"),
@@ -69,6 +75,16 @@ class Command(BaseCommand):
                 ]
             except (IndexError, ValueError) as error:
                 raise CommandError("--tables takes name:players,name:players") from error
+        if options["load"]:
+            loaded = []
+            for name in options["load"].split(","):
+                with open(name) as found:
+                    for c in json.load(found):
+                        c["bins"] = [calibrate.Bin(**b) for b in c["bins"]]
+                        c["rollouts"] = [tuple(r) for r in c["rollouts"]]
+                        loaded.append(calibrate.TableCheck(**c))
+            self._print(loaded, options)
+            return
         if options["timing"]:
             self._timing(options["seed"])
             return
@@ -79,6 +95,12 @@ class Command(BaseCommand):
             self._agreement(tables, options)
             return
         checks = self._checks(tables, options)
+        if options["save"]:
+            with open(options["save"], "w") as out:
+                json.dump([dataclasses.asdict(c) for c in checks], out)
+        self._print(checks, options)
+
+    def _print(self, checks: list[calibrate.TableCheck], options: dict[str, Any]) -> None:
         games = sum(c.games for c in checks)
         positions = sum(c.positions for c in checks)
         self.stdout.write(
@@ -109,7 +131,7 @@ class Command(BaseCommand):
             for c in checks:
                 if c.rollouts:
                     self._rollout_line(f"{c.table}:{c.players}", c.rollouts, c.rollout_games)
-            self._rollout_line("all tables", rolled, options["rollouts"])
+            self._rollout_line("all tables", rolled, checks[0].rollout_games)
             self.stdout.write("  evaluator  rollouts  (every position, by the evaluator)")
             for p, w in sorted(rolled):
                 self.stdout.write(f"  {p:8.1%}  {w:8.1%}")
@@ -174,14 +196,16 @@ class Command(BaseCommand):
     def _table_line(self, c: calibrate.TableCheck) -> None:
         self.stdout.write(
             f"{c.table}:{c.players}: {c.positions} positions of {c.games} games, log loss "
-            f"{c.loss:.3f} (even chances {c.even:.3f}), worst bin off by "
-            f"{calibrate.worst_gap(c.bins):.1%}, {c.seconds:.0f} s CPU",
+            f"{c.loss:.3f} (even chances {c.even:.3f}), off by {calibrate.mean_gap(c.bins):.1%} "
+            f"on average, worst bin {calibrate.worst_gap(c.bins):.1%}, {c.seconds:.0f} s CPU",
         )
         self.stdout.flush()
 
     def _bins(self, title: str, bins: list[calibrate.Bin]) -> None:
-        gap = calibrate.worst_gap(bins)
-        self.stdout.write(f"\n  {title} (worst bin of 200+ sides off by {gap:.1%})")
+        gap, mean = calibrate.worst_gap(bins), calibrate.mean_gap(bins)
+        self.stdout.write(
+            f"\n  {title}: off by {mean:.1%} on average, the worst bin of 200+ sides {gap:.1%}"
+        )
         self.stdout.write("    predicted      sides   mean predicted     won")
         for b in bins:
             if b.count:
