@@ -101,6 +101,7 @@ def test_a_practice_games_hint_then_its_report_and_the_profile(
     expect(said).to_contain_text("Best: pawn")
     expect(said).to_contain_text("Your chance to win after it:")
     text = said.inner_text()
+    said.scroll_into_view_if_needed()
     shoot(page, "practice-hint")
     # The pawn it names is one of the player's lit pawns, and the words say why.
     pawn = re.search(r"Best: pawn (\d)\. (.+)\. Your chance to win after it: (\d+)%", text)
@@ -127,4 +128,8 @@ def test_a_practice_games_hint_then_its_report_and_the_profile(
     expect(report).to_contain_text("Luck evens out")
     expect(page.locator("#luck-running tbody tr")).to_have_count(1)
     expect(page.locator("#luck-matches li")).to_have_count(1)
+    report.scroll_into_view_if_needed()
+    shoot(page, "profile-luck")
+    page.set_viewport_size(PHONE)
+    report.scroll_into_view_if_needed()
     shoot(page, "profile-luck")
