@@ -83,6 +83,7 @@ class Command(BaseCommand):
                         c["bins"] = [calibrate.Bin(**b) for b in c["bins"]]
                         c["rollouts"] = [tuple(r) for r in c["rollouts"]]
                         loaded.append(calibrate.TableCheck(**c))
+                        self._table_line(loaded[-1])
             self._print(loaded, options)
             return
         if options["timing"]:
