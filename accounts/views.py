@@ -27,6 +27,7 @@ from audit import actions
 from audit import services as audit
 from games import services
 from games.match.errors import ServiceError
+from games.match.reports import player_reports
 from games.match.selectors import unfinished_games
 from ranked.models import provisional_games
 from ranked.ratings import leaderboard_min_games
@@ -228,6 +229,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "ratings": ratings,
         "has_ratings": any(q.rating is not None for q in ratings),
         "results": profiles.results(player),
+        "luck": player_reports(player),  # issue 31: luck and decisions over recent matches
         "page": page,
         "rows": rows,
         "provisional_games": provisional_games(),

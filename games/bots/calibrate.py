@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from games.engine import Ruleset, State, legal_moves, move, new_game, roll, rules_from_name
 
-from . import BOTS
-from .chances import FITTED, Params, Side, params_for, race, resting, sides
+from . import BOTS, TABLE_SETTINGS, Expert
+from .chances import FALLBACK, FITTED, Params, Side, after_moves, params_for, race, resting, sides
 
 MIX = ("hard", "medium", "greedy")
 MAX_ROLLS = 20_000
@@ -31,11 +33,16 @@ class Sample:
 
 
 def play(
-    rules: Ruleset, players: int, rng: random.Random, keep: Callable[[State], bool]
+    rules: Ruleset,
+    players: int,
+    rng: random.Random,
+    keep: Callable[[State], bool],
+    mix: Sequence[str] = MIX,
 ) -> tuple[list[State], State]:
-    """One bot game; the kept positions (phase "roll") and the final state."""
+    """One bot game (each seat a level of `mix` at random); the kept positions (phase "roll")
+    and the final state."""
     seats = rules.seats_for(players)
-    names = {c: rng.choice(MIX) for c in seats}
+    names = {c: rng.choice(mix) for c in seats}
     state = new_game(rules, players, first=rng.choice(seats))
     kept = []
     rolls = 0
@@ -61,13 +68,15 @@ def winner_team(state: State) -> set[int]:
     return {first, (first + 2) % 4} if state.rules.pairs else {first}
 
 
-def samples(table: str, players: int, games: int, seed: int, every: int = 6) -> list[Sample]:
+def samples(
+    table: str, players: int, games: int, seed: int, every: int = 6, mix: Sequence[str] = MIX
+) -> list[Sample]:
     """Positions of `games` games (one in `every` rolls, at random), with the winning side."""
     rules = rules_from_name(table)
     rng = random.Random(f"{seed}:{table}:{players}")
     found = []
     for _ in range(games):
-        kept, final = play(rules, players, rng, lambda s: rng.random() < 1.0 / every)
+        kept, final = play(rules, players, rng, lambda s: rng.random() < 1.0 / every, mix)
         team = winner_team(final)
         for state in kept:
             if state.placings and not rules.pairs:
@@ -90,13 +99,13 @@ SPEED = 3.0  # squares a round: only its ratio to the spread shows in the outcom
 
 
 def _from(x: Sequence[float]) -> Params:
-    return Params(SPEED, math.exp(x[0]), math.exp(x[1]), math.exp(x[2]))
+    return Params(SPEED, *(math.exp(v) for v in x))
 
 
 def fit(data: Sequence[Sample], start: Params, iterations: int = 60) -> Params:
-    """Nelder-Mead over the logarithms of the spread, the yard price and the danger weight
-    (the speed is fixed: `SPEED`)."""
-    x0 = [math.log(v) for v in start[1:]]
+    """Nelder-Mead over the logarithms of the spread, the yard price, the danger weight and
+    the sharpness (the speed is fixed: `SPEED`)."""
+    x0 = [math.log(max(v, 1e-3)) for v in start[1:]]
     dims = len(x0)
 
     def f(x: Sequence[float]) -> float:
@@ -157,10 +166,10 @@ def calibration(data: Sequence[Sample], bins: int = 10) -> list[Bin]:
 
 
 def rollouts(
-    data: Sequence[Sample], positions: int, games: int, seed: int
+    data: Sequence[Sample], positions: int, games: int, seed: int, mix: Sequence[str] = MIX
 ) -> list[tuple[float, float]]:
     """For `positions` of the held-back positions: (the evaluator's chance of the side to
-    play, the share of `games` games played on from there by the same bot mix that it won)."""
+    play, the share of `games` games played on from there by the bot mix that it won)."""
     rng = random.Random(f"{seed}:rollouts")
     picked = rng.sample(list(data), min(positions, len(data)))
     found = []
@@ -170,14 +179,14 @@ def rollouts(
         predicted = resting(s.state)[me]
         wins = 0
         for _ in range(games):
-            final = _play_on(s.state, rng)
+            final = _play_on(s.state, rng, mix)
             wins += bool(winner_team(final) & team)
         found.append((predicted, wins / games))
     return found
 
 
-def _play_on(state: State, rng: random.Random) -> State:
-    names = {c: rng.choice(MIX) for c in state.seats}
+def _play_on(state: State, rng: random.Random, mix: Sequence[str] = MIX) -> State:
+    names = {c: rng.choice(mix) for c in state.seats}
     rules = state.rules
     rolls = 0
     while state.phase != "over":
@@ -195,6 +204,147 @@ def _play_on(state: State, rng: random.Random) -> State:
     return state
 
 
+@dataclass
+class TableCheck:
+    """One table's check on games the evaluator was not fitted to."""
+
+    table: str
+    players: int
+    games: int
+    positions: int
+    loss: float  # mean log loss of the winning side's predicted chance
+    even: float  # the same for even chances
+    bins: list[Bin]
+    rollouts: list[tuple[float, float]]  # (evaluator, rollouts' share) per held-back position
+    rollout_games: int
+    seconds: float  # CPU
+
+
+def check(
+    table: str,
+    players: int,
+    games: int,
+    seed: int,
+    positions: int = 0,
+    rollout_games: int = 0,
+    mix: Sequence[str] = MIX,
+    every: int = 8,
+) -> TableCheck:
+    """Play `games` games of `mix` at one table, bin the evaluator's predictions of every side
+    of a position in `every` against who won, and roll `rollout_games` games on from
+    `positions` of those positions (picked at random)."""
+    began = time.process_time()
+    data = samples(table, players, games, seed, every=every, mix=mix)
+    loss = log_loss(data, params_for(data[0].state)) if data else 0.0
+    even = sum(math.log(len(s.found)) for s in data) / max(1, len(data))
+    rolled = rollouts(data, positions, rollout_games, seed, mix) if positions else []
+    return TableCheck(
+        table,
+        players,
+        games,
+        len(data),
+        loss,
+        even,
+        calibration(data),
+        rolled,
+        rollout_games,
+        time.process_time() - began,
+    )
+
+
+def fit_table(args: Sequence[Any]) -> tuple[str, int, Params, int, float]:
+    """Fit one table (name, players, games, seed, iterations), for a process pool: a table in
+    `FITTED` gets its sharpness refitted (`fit_sharp`), one not there all its prices (`fit`
+    from `FALLBACK`). Gives (name, players, the prices, positions, CPU seconds)."""
+    name, players, games, seed, iterations = args
+    began = time.process_time()
+    data = samples(name, players, games, seed, every=8)
+    known = FITTED.get((name, players))
+    fitted = fit(data, FALLBACK, iterations) if known is None else fit_sharp(data, known)
+    return name, players, fitted, len(data), time.process_time() - began
+
+
+def fit_sharp(data: Sequence[Sample], start: Params, steps: int = 24) -> Params:
+    """`start` with its sharpness alone refitted (a golden-section search of its logarithm
+    between 1/8 and 4 on the log loss): the race's confidence corrected to the outcomes."""
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+
+    def f(x: float) -> float:
+        return log_loss(data, start._replace(sharp=math.exp(x)))
+
+    lo, hi = math.log(0.125), math.log(4.0)
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fa, fb = f(a), f(b)
+    for _ in range(steps):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - ratio * (hi - lo)
+            fa = f(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = f(b)
+    return start._replace(sharp=math.exp((lo + hi) / 2.0))
+
+
+def check_star(args: Sequence[Any]) -> TableCheck:
+    """`check(*args)`, for a process pool."""
+    return check(*args)
+
+
+def merged(checks: Sequence[TableCheck]) -> list[Bin]:
+    """The bins of several tables' checks added up."""
+    out = [Bin(b.low, b.high) for b in checks[0].bins] if checks else []
+    for c in checks:
+        for total, b in zip(out, c.bins, strict=True):
+            total.count += b.count
+            total.predicted += b.predicted
+            total.won += b.won
+    return out
+
+
+def worst_gap(bins: Sequence[Bin], least: int = 200) -> float:
+    """The largest |observed win rate - mean prediction| over bins of at least `least` sides."""
+    gaps = [abs(b.won / b.count - b.predicted / b.count) for b in bins if b.count >= least]
+    return max(gaps, default=0.0)
+
+
+def agreement(args: Sequence[Any]) -> tuple[str, int, int, int]:
+    """How often the evaluator's best move (`after_moves`, the report's and the Hint's) is the
+    Expert's (as the dispute desk asks it: its table settings, no clock) at one table:
+    (name, players, positions with a real choice, agreed). The positions: one roll in
+    `every` of games of the bot mix (seed, games), each with a fresh roll."""
+    name, players, games, seed = args
+    rules = rules_from_name(name)
+    rng = random.Random(f"{seed}:{name}:{players}:agreement")
+    expert = Expert(depth=2, max_nodes=3000, clock=lambda: 0.0, tables=TABLE_SETTINGS)
+    seen = agreed = 0
+    for _ in range(games):
+        kept, _ = play(rules, players, rng, lambda s: rng.random() < 1.0 / 8)
+        for state in kept:
+            rolled, _ = roll(state, rng.randint(1, 6))
+            if rolled.phase != "move":
+                continue
+            groups: dict[Any, set[Any]] = {}
+            for m in rolled.legal:
+                after = move(rolled, m)[0]
+                groups.setdefault((after.pawns, after.to_play, after.phase), set()).add(m)
+            if len(groups) < 2:
+                continue
+            ours = after_moves(rolled)[0][0]
+            theirs = expert.rank(rolled)[0][1]
+            seen += 1
+            agreed += any(ours in ms and theirs in ms for ms in groups.values())
+    return name, players, seen, agreed
+
+
+def mean_gap(bins: Sequence[Bin]) -> float:
+    """|observed win rate - mean prediction| averaged over every side (each bin weighed by its
+    count): the calibration error."""
+    total = sum(b.count for b in bins)
+    return sum(abs(b.won - b.predicted) for b in bins) / total if total else 0.0
+
+
 def tables() -> list[tuple[str, int]]:
     """Every table the site seats: each preset (with party's options) and size."""
     found = []
@@ -203,6 +353,7 @@ def tables() -> list[tuple[str, int]]:
         "family",
         "duel",
         "mensch",
+        "quick",
         "party",
         "party+power",
         "party+pairs",
@@ -214,4 +365,20 @@ def tables() -> list[tuple[str, int]]:
     return found
 
 
-__all__ = ["FITTED", "Bin", "Sample", "calibration", "fit", "rollouts", "samples", "tables"]
+__all__ = [
+    "FITTED",
+    "agreement",
+    "Bin",
+    "Sample",
+    "TableCheck",
+    "calibration",
+    "check",
+    "fit",
+    "fit_sharp",
+    "mean_gap",
+    "merged",
+    "rollouts",
+    "samples",
+    "tables",
+    "worst_gap",
+]

@@ -145,7 +145,9 @@ def _code(text: str) -> str:
     return code
 
 
-def _match(code: str) -> Any:
+def match_for_code(code: str) -> Any:
+    """The match of a room code as typed (any case, with or without its dash), or the API's
+    `not_found`: for every endpoint of /api/matches/<code>/ (the Hint's too)."""
     return match_by_code(_code(code))
 
 
@@ -242,7 +244,7 @@ def matches(request: HttpRequest) -> HttpResponse:
 
 @api("GET")
 def match_detail(request: HttpRequest, code: str) -> HttpResponse:
-    match = _match(code)
+    match = match_for_code(code)
     user = request.user if request.user.is_authenticated else None
     # The snapshot a socket is sent (`selectors.room_snapshot`), the watchers counted as the
     # live edge counts them.
@@ -274,7 +276,7 @@ def match_action(request: HttpRequest, code: str) -> HttpResponse:
     if len(request.body) > MAX_BODY_BYTES:
         raise ApiError("too_large", f"Bodies are at most {MAX_BODY_BYTES} bytes")
     intent = parse(request.body.decode("utf-8", "replace"))
-    match = _match(code)
+    match = match_for_code(code)
     if intent.t == "resync":
         raise ApiError("bad_message", f"GET /api/matches/{match.code} for the snapshot")
     result = services.match_act(match_id=match.pk, user=request.user, intent=intent)
@@ -291,7 +293,8 @@ def _result(result: Any) -> dict[str, Any]:
     return {"ok": True, **{k: v for k, v in vars(result).items() if not k.startswith("_")}}
 
 
-def _my_corners(request: HttpRequest, match: Any) -> set[int]:
+def my_corners(request: HttpRequest, match: Any) -> set[int]:
+    """The corners the signed-in requester holds in `match` (none for an anonymous one)."""
     if not request.user.is_authenticated:
         return set()
     return set(match.seats.filter(user_id=request.user.pk).values_list("corner", flat=True))
@@ -299,7 +302,7 @@ def _my_corners(request: HttpRequest, match: Any) -> set[int]:
 
 @api("GET")
 def match_replay(request: HttpRequest, code: str) -> HttpResponse:
-    match = _match(code)
+    match = match_for_code(code)
     rolls = list(Roll.objects.filter(match=match).order_by("n"))
     record: dict[str, Any] = {
         "code": match.code,
@@ -321,7 +324,7 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
         # Another player's Power picks are withheld until the match is over (their stock).
         "events": visible_events(
             (e.as_wire() for e in match.events.order_by("seq")),
-            mine=_my_corners(request, match),
+            mine=my_corners(request, match),
             ended=match.ended,
         ),
         "rolls": [
@@ -380,6 +383,6 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
 
 @api("GET")
 def match_qr(request: HttpRequest, code: str) -> HttpResponse:
-    match = _match(code)
+    match = match_for_code(code)
     svg = rooms.qr_svg(request.build_absolute_uri(rooms.join_path(match.code)))
     return HttpResponse(svg, content_type="image/svg+xml")

@@ -8,18 +8,18 @@ from django.utils.translation import gettext as _
 
 from games.bots.analysis import hint
 from games.models import Mode, Status
-from games.web.api import _match, _my_corners, api, error
+from games.web.api import api, error, match_for_code, my_corners
 
 
 @api("GET")
 def match_hint(request: HttpRequest, code: str) -> HttpResponse:
-    match = _match(code)
+    match = match_for_code(code)
     if match.mode != Mode.PRACTICE:
         return error("forbidden", _("Hints are for practice games only"))
     if match.status != Status.ACTIVE:
         return error("over", _("This game is over"))
     state = match.state()
-    if state is None or state.to_play not in _my_corners(request, match):
+    if state is None or state.to_play not in my_corners(request, match):
         return error("not_your_turn", _("A hint is for your own turn"))
     if state.phase != "move" or not state.legal:
         return JsonResponse(

@@ -12,8 +12,9 @@ from django.views.decorators.http import require_GET
 from games.match import names
 from games.match.replay import initial_state, load_actions, steps, withdrawn
 from games.match.reports import report_for
-from games.models import MatchEvent
+from games.models import MatchEvent, Mode
 from games.services import reactions
+from games.services.analysis import analyse_match
 from games.web.room_pages import match_or_404
 from games.web.rules_page import board_config, narrate, position
 
@@ -86,7 +87,13 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
             "rolls": rolls,
         },
     }
-    context["report"] = report_for(match)  # issue 31: luck and decisions, or "pending"
+    report = report_for(match)  # issue 31: luck and decisions, or "pending"
+    if report and report["state"] == "pending" and match.mode == Mode.PRACTICE:
+        # A practice game's report is read as soon as it ends (the room links to it): made
+        # now rather than at the beat task's next run.
+        analyse_match(match.pk)
+        report = report_for(match)
+    context["report"] = report
     return render(request, "games/replay.html", context)
 
 

@@ -1,15 +1,21 @@
 """Issue 31 in a real browser: a finished match's report beside its replay (the chart and the
-figures), and a costly move shown on the board from it. Screenshots at desktop and phone."""
+figures), and a costly move shown on the board from it; a practice game's Hint, its report
+when it ends, and the player's luck and decisions on their profile. Screenshots at desktop
+and phone."""
 
 from __future__ import annotations
 
+import contextlib
+import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from .conftest import PHONE, serve, shoot
+from .conftest import DESKTOP, PHONE, practise, serve, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -60,3 +66,70 @@ def test_the_report_chart_and_a_costly_move_on_the_board(
     expect(page.locator("#slider")).to_have_value(str(len(frames["frames"]) - 1))
     page.set_viewport_size(PHONE)
     shoot(page, "report-phone")
+
+
+def test_a_practice_games_hint_then_its_report_and_the_profile(
+    report_site: tuple[str, str], people: Any
+) -> None:
+    site, _ = report_site
+    page = people(DESKTOP).page()
+    page.on("dialog", lambda dialog: dialog.accept())  # "End this game?"
+    practise(page, site, ruleset="classic", players="2")
+    expect(page.locator("#seats .bot-tag")).to_have_text("BOT")
+    code = re.search(r"/r/([^/]+)/", page.url)
+    assert code is not None
+    hint = page.locator("#hint")
+    expect(hint).to_be_visible()
+    # Roll (and play lone moves) until a roll offers a real choice of move.
+    choices = page.locator("#legal .move-choice")
+    deadline = time.monotonic() + 180
+    while True:
+        assert time.monotonic() < deadline, "no roll with a choice of move in three minutes"
+        if page.locator("#roll:not([disabled])").count():
+            page.click("#roll")
+            page.wait_for_timeout(200)
+            continue
+        offered = choices.count()
+        if offered >= 2:
+            break
+        if offered == 1:
+            with contextlib.suppress(PlaywrightTimeout):  # it may play itself first
+                choices.first.click(timeout=1000)
+        page.wait_for_timeout(100)
+    hint.click()
+    said = page.locator("#hint-text")
+    expect(said).to_contain_text("Best: pawn")
+    expect(said).to_contain_text("Your chance to win after it:")
+    text = said.inner_text()
+    said.scroll_into_view_if_needed()
+    shoot(page, "practice-hint")
+    # The pawn it names is one of the player's lit pawns, and the words say why.
+    pawn = re.search(r"Best: pawn (\d)\. (.+)\. Your chance to win after it: (\d+)%", text)
+    assert pawn is not None, text
+    lit = page.locator(f"#board .pawn.movable[data-pawn='{int(pawn.group(1)) - 1}']")
+    assert lit.count() >= 1
+    assert len(pawn.group(2)) > 10 and 0 <= int(pawn.group(3)) <= 100
+    # The API says the same move, a legal one.
+    body = page.request.get(f"{site}/api/matches/{code.group(1)}/hint").json()
+    assert body["best"] == int(pawn.group(1)) and body["choices"] >= 2
+
+    # End the game: the result offers its report, made at once for a practice game.
+    page.click("#resign")
+    link = page.locator("#result #practice-report")
+    expect(link).to_be_visible()
+    link.click()
+    expect(page.locator("#match-report")).to_have_attribute("data-state", "ready")
+    expect(page.locator("#report-figures tbody tr")).to_have_count(2)
+    expect(page.locator("#chances-chart path.line")).to_have_count(2)
+
+    # The player's profile sums up their analysed matches (this one).
+    page.goto(f"{site}/accounts/profile/")
+    report = page.locator("#luck-report")
+    expect(report).to_contain_text("Luck evens out")
+    expect(page.locator("#luck-running tbody tr")).to_have_count(1)
+    expect(page.locator("#luck-matches li")).to_have_count(1)
+    report.scroll_into_view_if_needed()
+    shoot(page, "profile-luck")
+    page.set_viewport_size(PHONE)
+    report.scroll_into_view_if_needed()
+    shoot(page, "profile-luck")

@@ -87,3 +87,43 @@ def test_the_practice_hint_names_the_best_move_and_why(make_user) -> None:
     other = Client()
     other.force_login(make_user("bob"))
     assert other.get(f"/api/matches/{match.code}/hint").json()["code"] == "not_your_turn"
+
+
+@pytest.mark.django_db
+def test_a_profile_sums_up_luck_and_decisions_and_only_its_owner_sees_the_list(
+    make_user,
+) -> None:
+    from games.match.reports import player_reports
+    from games.models import Seat
+
+    ann = make_user("ann")
+    lucks = []
+    for n in range(3):
+        match = simulate(ruleset="duel", players=2, seed=f"profile-{n}")
+        Seat.objects.filter(match=match, corner=0).update(user=ann, bot=None)
+        data = analysis.analyse_match(match.pk).data["seats"]["0"]
+        lucks.append(data["luck"])
+    voided = simulate(ruleset="duel", players=2, seed="profile-void")
+    Seat.objects.filter(match=voided, corner=0).update(user=ann, bot=None)
+    analysis.analyse_match(voided.pk)
+    match_void(match_id=voided.pk, reason="test", actor=make_user("mod"))
+
+    summary = player_reports(ann)
+    assert len(summary.matches) == 3  # the voided match is left out
+    assert [r.luck for r in reversed(summary.matches)] == pytest.approx(lucks)
+    assert summary.luck == pytest.approx(sum(lucks) / 3)
+    assert summary.running == [
+        (1, pytest.approx(lucks[0])),
+        (2, pytest.approx((lucks[0] + lucks[1]) / 2)),
+    ]
+    assert summary.swing == pytest.approx(max(abs(x) for x in lucks))
+    choices = sum(r.choices for r in summary.matches)
+    assert choices > 0 and 0.0 <= summary.best_share <= 1.0
+
+    others = Client().get(f"/players/{ann.username}/").content.decode()
+    assert 'id="luck-report"' in others and "Luck evens out" in others
+    assert 'id="luck-matches"' not in others  # the list is the player's own
+    own = Client()
+    own.force_login(ann)
+    page = own.get(f"/players/{ann.username}/").content.decode()
+    assert page.count('#match-report">') == 3

@@ -3,16 +3,19 @@ against rollouts on bot games (no database)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
+import multiprocessing
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.bots import BOTS, calibrate
 from games.bots.analysis import analyse
-from games.bots.chances import FALLBACK, FITTED, params_for
 from games.engine import legal_moves, move, new_game, roll, rules_from_name
 
 
@@ -21,7 +24,7 @@ class Command(BaseCommand):
         "Check the winning-chances evaluator (games.bots.chances) on bot games it was not "
         "fitted to: the log loss per table against even chances, a calibration table (bins "
         "of predicted chance against the share that won) and a rollout check on held-back "
-        "positions. --fit refits the prices on other games and prints them for FITTED."
+        "positions. --fit refits the prices on other games (seed 1) and prints them for FITTED."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -30,8 +33,30 @@ class Command(BaseCommand):
         parser.add_argument("--tables", default="", help="name:players,... (default: all)")
         parser.add_argument("--positions", type=int, default=20, help="rollout positions")
         parser.add_argument("--rollouts", type=int, default=100, help="games a position")
-        parser.add_argument("--fit", action="store_true", help="refit and print FITTED")
+        parser.add_argument(
+            "--fit", action="store_true", help="only refit on other games and print FITTED"
+        )
+        parser.add_argument("--fit-iterations", type=int, default=60)
+        parser.add_argument(
+            "--agreement",
+            type=int,
+            default=0,
+            metavar="GAMES",
+            help="only count how often the evaluator's best move is the Expert's, in GAMES "
+            "games a table",
+        )
         parser.add_argument("--fit-games", type=int, default=60)
+        parser.add_argument("--jobs", type=int, default=1, help="tables checked at once")
+        parser.add_argument("--save", default="", help="also write the checks to this JSON file")
+        parser.add_argument(
+            "--load", default="", help="print the checks of --save files (comma-separated)"
+        )
+        parser.add_argument(
+            "--mix",
+            type=lambda v: v.split("+"),
+            default=list(calibrate.MIX),
+            help="the checking games' bots, a level at random per seat (hard+medium+greedy)",
+        )
         parser.add_argument("--fit-seed", type=int, default=1)
         parser.add_argument(
             "--timing",
@@ -50,59 +75,151 @@ class Command(BaseCommand):
                 ]
             except (IndexError, ValueError) as error:
                 raise CommandError("--tables takes name:players,name:players") from error
+        if options["load"]:
+            loaded = []
+            for name in options["load"].split(","):
+                with open(name) as found:
+                    for c in json.load(found):
+                        c["bins"] = [calibrate.Bin(**b) for b in c["bins"]]
+                        c["rollouts"] = [tuple(r) for r in c["rollouts"]]
+                        loaded.append(calibrate.TableCheck(**c))
+                        self._table_line(loaded[-1])
+            self._print(loaded, options)
+            return
         if options["timing"]:
             self._timing(options["seed"])
             return
         if options["fit"]:
-            for name, players in tables:
-                start = time.process_time()
-                data = calibrate.samples(
-                    name, players, options["fit_games"], options["fit_seed"], every=15
-                )
-                fitted = calibrate.fit(data, FITTED.get((name, players), FALLBACK), 40)
-                FITTED[(name, players)] = fitted
-                rounded = ", ".join(f"{v:.3f}" for v in fitted)
-                self.stdout.write(
-                    f'    ("{name}", {players}): Params({rounded}),  # {len(data)} positions, '
-                    f"{time.process_time() - start:.0f} s"
-                )
-        pooled: list[calibrate.Sample] = []
-        games = 0
-        for name, players in tables:
-            start = time.process_time()
-            data = calibrate.samples(name, players, options["games"], options["seed"], every=8)
-            games += options["games"]
-            loss = calibrate.log_loss(data, params_for(data[0].state)) if data else 0.0
-            even = sum(math.log(len(s.found)) for s in data) / max(1, len(data))
-            self.stdout.write(
-                f"{name}:{players}: {len(data)} positions of {options['games']} games, log loss "
-                f"{loss:.3f} (even chances {even:.3f}), {time.process_time() - start:.0f} s CPU"
-            )
-            pooled += data
+            self._fit(tables, options)
+            return
+        if options["agreement"]:
+            self._agreement(tables, options)
+            return
+        checks = self._checks(tables, options)
+        if options["save"]:
+            with open(options["save"], "w") as out:
+                json.dump([dataclasses.asdict(c) for c in checks], out)
+        self._print(checks, options)
+
+    def _print(self, checks: list[calibrate.TableCheck], options: dict[str, Any]) -> None:
+        games = sum(c.games for c in checks)
+        positions = sum(c.positions for c in checks)
         self.stdout.write(
-            f"\ncalibration: {len(pooled)} positions of {games} games (seed {options['seed']}, "
-            "not the fitting games), every side of each"
+            f"\ncalibration: {positions} positions of {games} games (seed {options['seed']}, "
+            f"not the fitting games; bots {'+'.join(options['mix'])}), every side of each"
         )
-        self.stdout.write("  predicted      sides   mean predicted   won")
-        for b in calibrate.calibration(pooled):
+        by_size = {n: [c for c in checks if c.players == n] for n in (2, 3, 4)}
+        by_preset: dict[str, list[calibrate.TableCheck]] = {}
+        for c in checks:
+            by_preset.setdefault(c.table, []).append(c)
+        self._bins("all tables", calibrate.merged(checks))
+        for n, group in by_size.items():
+            if group:
+                self._bins(f"{n} players", calibrate.merged(group))
+        for name, group in by_preset.items():
+            self._bins(name, calibrate.merged(group))
+        for c in checks:
+            self._bins(f"{c.table}:{c.players}", c.bins)
+        rolled = [r for c in checks for r in c.rollouts]
+        if rolled:
+            self.stdout.write(
+                f"\nrollouts: held-back positions, {options['rollouts']} games played on from "
+                "each by the same bots; the side to play's chance"
+            )
+            self.stdout.write(
+                "  table                 positions  mean |evaluator - rollouts|  noise"
+            )
+            for c in checks:
+                if c.rollouts:
+                    self._rollout_line(f"{c.table}:{c.players}", c.rollouts, c.rollout_games)
+            self._rollout_line("all tables", rolled, checks[0].rollout_games)
+            self.stdout.write("  evaluator  rollouts  (every position, by the evaluator)")
+            for p, w in sorted(rolled):
+                self.stdout.write(f"  {p:8.1%}  {w:8.1%}")
+
+    def _fit(self, tables: list[tuple[str, int]], options: dict[str, Any]) -> None:
+        """Refit every table on its own games (not the checking ones) and print the lines of
+        `FITTED`: paste them into games/bots/chances.py, then run the check."""
+        args = [
+            (name, players, options["fit_games"], options["fit_seed"], options["fit_iterations"])
+            for name, players in tables
+        ]
+        for name, players, fitted, positions, seconds in self._map(
+            calibrate.fit_table, args, options["jobs"]
+        ):
+            rounded = ", ".join(f"{v:.3f}" for v in fitted)
+            self.stdout.write(
+                f'    ("{name}", {players}): Params({rounded}),  # {positions} positions, '
+                f"{seconds:.0f} s"
+            )
+            self.stdout.flush()
+
+    def _agreement(self, tables: list[tuple[str, int]], options: dict[str, Any]) -> None:
+        """How often the evaluator's best move is the Expert's (the dispute desk's agreement)."""
+        args = [(name, players, options["agreement"], options["seed"]) for name, players in tables]
+        seen = agreed = 0
+        for name, players, n, same in self._map(calibrate.agreement, args, options["jobs"]):
+            seen, agreed = seen + n, agreed + same
+            self.stdout.write(f"{name}:{players}: {same} of {n} choices agree ({same / n:.1%})")
+            self.stdout.flush()
+        self.stdout.write(f"all tables: {agreed} of {seen} ({agreed / max(1, seen):.1%})")
+
+    def _map(self, function: Any, args: list[Any], jobs: int) -> Any:
+        """`function` over `args`, in order, in `jobs` processes (one: here)."""
+        if jobs <= 1:
+            yield from map(function, args)
+            return
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            yield from pool.map(function, args)
+
+    def _checks(
+        self, tables: list[tuple[str, int]], options: dict[str, Any]
+    ) -> list[calibrate.TableCheck]:
+        args = [
+            (
+                name,
+                players,
+                options["games"],
+                options["seed"],
+                options["positions"],
+                options["rollouts"],
+                tuple(options["mix"]),
+            )
+            for name, players in tables
+        ]
+        out: list[calibrate.TableCheck] = []
+        for c in self._map(calibrate.check_star, args, options["jobs"]):
+            self._table_line(c)
+            out.append(c)
+        return out
+
+    def _table_line(self, c: calibrate.TableCheck) -> None:
+        self.stdout.write(
+            f"{c.table}:{c.players}: {c.positions} positions of {c.games} games, log loss "
+            f"{c.loss:.3f} (even chances {c.even:.3f}), off by {calibrate.mean_gap(c.bins):.1%} "
+            f"on average, worst bin {calibrate.worst_gap(c.bins):.1%}, {c.seconds:.0f} s CPU",
+        )
+        self.stdout.flush()
+
+    def _bins(self, title: str, bins: list[calibrate.Bin]) -> None:
+        gap, mean = calibrate.worst_gap(bins), calibrate.mean_gap(bins)
+        self.stdout.write(
+            f"\n  {title}: off by {mean:.1%} on average, the worst bin of 200+ sides {gap:.1%}"
+        )
+        self.stdout.write("    predicted      sides   mean predicted     won")
+        for b in bins:
             if b.count:
                 self.stdout.write(
-                    f"  {b.low:4.0%}-{b.high:4.0%}  {b.count:>8}   {b.predicted / b.count:8.1%}"
+                    f"    {b.low:4.0%}-{b.high:4.0%}  {b.count:>8}   {b.predicted / b.count:8.1%}"
                     f"       {b.won / b.count:6.1%}"
                 )
-        if options["positions"] > 0 and pooled:
-            start = time.process_time()
-            found = calibrate.rollouts(
-                pooled, options["positions"], options["rollouts"], options["seed"]
-            )
-            error = sum(abs(p - w) for p, w in found) / len(found)
-            self.stdout.write(
-                f"\nrollouts: {len(found)} held-back positions, {options['rollouts']} games "
-                f"each: mean |evaluator - rollouts| {error:.1%} "
-                f"({time.process_time() - start:.0f} s CPU)"
-            )
-            for p, w in sorted(found):
-                self.stdout.write(f"  evaluator {p:6.1%}  rollouts {w:6.1%}")
+
+    def _rollout_line(self, title: str, found: list[tuple[float, float]], games: int) -> None:
+        error = sum(abs(p - w) for p, w in found) / len(found)
+        # What the rollouts' own sampling gives on average (|N(0, p(1-p)/games)|).
+        noise = sum(math.sqrt(2 / math.pi * p * (1 - p) / games) for p, _ in found) / len(found)
+        self.stdout.write(f"  {title:<22}{len(found):>9}  {error:24.1%}  {noise:8.1%}")
 
     def _timing(self, seed: int) -> None:
         """The analysis of one whole game of hard bots per table of four (duel: two)."""
