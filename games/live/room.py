@@ -479,7 +479,8 @@ class Room:
         v = int(event["v"])
         events = event.get("events", [])
         if owner.enabled():
-            owner.desk().heard(self.match_id, v)
+            presence_news = any("seq" not in e for e in events)
+            owner.desk().heard(self.match_id, v, presence=presence_news)
         news = [e for e in events if "seq" not in e]
         if news:
             self.reads.clear()  # a read made before this news is out of date
