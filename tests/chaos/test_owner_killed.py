@@ -109,7 +109,7 @@ def leases(stack_redis: Any) -> dict[int, int]:
     found: dict[int, int] = {}
     for key in stack_redis.scan_iter(match="*:owner:*"):
         owner = stack_redis.get(key)
-        m = re.match(rb"owner\.(\d+)\.", owner or b"")
+        m = re.search(rb"owner\.(\d+)\.", owner or b"")
         if m:
             found[int(key.rsplit(b":", 1)[1])] = int(m.group(1))
     return found
