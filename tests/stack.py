@@ -1,5 +1,6 @@
-"""The README's production setup, started for a test: a fresh PostgreSQL database, `migrate`,
-`collectstatic`, uvicorn (DEBUG off, as many servers as asked, each with its own workers), a
+"""The README's production setup, started for a test: a fresh PostgreSQL database (a copy of one
+that `migrate` made from the same migrations), `collectstatic` (once per state of the static
+files, shared), uvicorn (DEBUG off, as many servers as asked, each with its own workers), a
 Celery worker and Celery beat, all on one Redis.
 
     with Stack(database_url, redis_url, folder, servers=2) as stack:
@@ -93,6 +94,86 @@ def admin_sql(database_url: str, sql: str) -> None:
         conn.execute(sql)  # type: ignore[arg-type]
 
 
+def code_digest(*patterns: str) -> str:
+    """A digest of the repository's files matching `patterns` (paths and contents), with
+    Django's version: what a migrated database or a collected static folder depends on."""
+    import hashlib
+
+    import django
+
+    digest = hashlib.sha256(django.__version__.encode())
+    for pattern in patterns:
+        for path in sorted(ROOT.glob(pattern)):
+            if ".venv" in path.parts or not path.is_file():
+                continue
+            digest.update(str(path.relative_to(ROOT)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def migrated_template(admin_url: str, env: Mapping[str, str]) -> str:
+    """A database migrated by ``manage.py migrate`` from the code as it is, made once and kept
+    (named by the digest of the migrations, so a changed migration makes a new one; older ones
+    of the same base name are dropped). Made under an advisory lock: test workers side by side
+    wait for one another instead of migrating twice."""
+    import psycopg
+
+    base = urlsplit(admin_url).path.strip("/") or "ludo"
+    name = f"{base}_tmpl_{code_digest('*/migrations/*.py', '*/*/migrations/*.py')}"
+    with psycopg.connect(with_path(admin_url, "/postgres"), autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (f"{base}_tmpl",))
+        try:
+            rows = conn.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE %s",
+                (f"{base}\\_tmpl\\_%",),
+            ).fetchall()
+            names = {row[0] for row in rows}
+            for old in names - {name}:
+                conn.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')  # type: ignore[arg-type]
+            if name not in names:
+                building = f"{name}_building"
+                conn.execute(f'DROP DATABASE IF EXISTS "{building}" WITH (FORCE)')  # type: ignore[arg-type]
+                conn.execute(f'CREATE DATABASE "{building}"')  # type: ignore[arg-type]
+                done = subprocess.run(
+                    [sys.executable, "manage.py", "migrate", "--noinput"],
+                    cwd=ROOT,
+                    env={**env, "DATABASE_URL": with_path(admin_url, f"/{building}")},
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                    check=False,
+                )
+                assert done.returncode == 0, f"migrate:\n{done.stdout}{done.stderr}"
+                conn.execute(f'ALTER DATABASE "{building}" RENAME TO "{name}"')  # type: ignore[arg-type]
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (f"{base}_tmpl",))
+    return name
+
+
+def collected_static(env: Mapping[str, str]) -> Path:
+    """``manage.py collectstatic`` into a folder named by the digest of the static files and
+    settings, made once (under a file lock) and shared: the stacks only read it."""
+    import fcntl
+
+    digest = code_digest("static/**/*", "*/static/**/*", "ludo_site/settings*.py")
+    folder = Path(tempfile.gettempdir()) / f"ludo-static-{digest}"
+    with open(f"{folder}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".done").exists():
+            done = subprocess.run(
+                [sys.executable, "manage.py", "collectstatic", "--noinput", "--clear"],
+                cwd=ROOT,
+                env={**env, "STATIC_ROOT": str(folder)},
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            assert done.returncode == 0, f"collectstatic:\n{done.stdout}{done.stderr}"
+            (folder / ".done").touch()
+    return folder
+
+
 class Stack:
     """The production shape of the site, on its own database, Redis database and ports."""
 
@@ -164,9 +245,15 @@ class Stack:
         for key in ("PYTEST_XDIST_WORKER", "PYTEST_CURRENT_TEST", "DJANGO_SETTINGS_MODULE"):
             self.env.pop(key, None)
         admin_sql(self.admin_url, f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
-        admin_sql(self.admin_url, f'CREATE DATABASE "{self.db_name}"')
-        self.manage("migrate", "--noinput")
-        self.manage("collectstatic", "--noinput")
+        # `migrate` and `collectstatic` as the README runs them, once per state of the code:
+        # the database is a copy of a migrated template, the static files a collected folder
+        # shared by every stack of the run (each would otherwise cost 10-15 s of two cores).
+        template = migrated_template(self.admin_url, self.env)
+        admin_sql(self.admin_url, f'CREATE DATABASE "{self.db_name}" TEMPLATE "{template}"')
+        if "STATIC_ROOT" not in self.extra:
+            self.env["STATIC_ROOT"] = str(collected_static(self.env))
+        else:
+            self.manage("collectstatic", "--noinput")
         if self.setup:
             self.printed = self.manage("shell", "-c", self.setup)
         for i, port in enumerate(self.ports):
