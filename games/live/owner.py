@@ -93,8 +93,9 @@ class UserRef:
         self.pk = pk
 
 
-class Answer(Exception):
-    """The owner's refusal of a forwarded intent, or its "already played"."""
+class Unavailable(Exception):
+    """The room's owner could not act (it does not answer, or its database failed): nothing
+    happened; the socket says ``unavailable``."""
 
 
 def _prefix() -> str:
@@ -265,7 +266,8 @@ class Desk:
                 return await self._forward(owner, match_id, user, intent)
             except TimeoutError:
                 if time.monotonic() > give_up:
-                    raise ServiceError("unavailable", "The room's server does not answer") from None
+                    # The socket says `unavailable` (a dependency failed, nothing happened).
+                    raise Unavailable("the room's owner does not answer") from None
                 log.info("owner: %s did not answer for match %s; asking again", owner, match_id)
                 self.known.pop(match_id, None)
                 fresh = True
@@ -352,6 +354,8 @@ class Desk:
             self.answers.pop(rid, None)
         if d.get("moved"):
             raise LookupError(owner)
+        if d.get("unavailable"):
+            raise Unavailable(str(d.get("message", "")))
         if d.get("code"):
             raise ServiceError(str(d["code"]), str(d.get("message", "")))
         if d.get("repeated"):
@@ -392,7 +396,7 @@ class Desk:
                 reply.update(code=e.code, message=e.message)
             except Exception:  # noqa: BLE001 - the sender says unavailable
                 log.exception("owner: forwarded %s failed", intent.t)
-                reply.update(code="unavailable", message="The server cannot act just now")
+                reply.update(unavailable=True, message="The owner cannot act just now")
         with contextlib.suppress(Exception):
             await layer.send(str(message["reply"]), reply)
 
