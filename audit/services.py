@@ -9,6 +9,7 @@ opening) waits only for that match's other writers, not for the whole site."""
 from __future__ import annotations
 
 import ipaddress
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -94,6 +95,103 @@ def record(
         extra_data=extra_data,
         chain=chain_of(action, object_type, object_id),
     )
+
+
+def hold_global_chain() -> None:
+    """Take the global chain's lock now, until the transaction ends (a writer that will
+    append later, after locking other rows, takes it first: one order, no deadlock)."""
+    _lock_chain_head(None)
+
+
+def record_many(entries: list[dict[str, Any]]) -> list[int]:
+    """Append several global-chain entries at once (each a `record`'s keyword arguments), in
+    the order given: one lock of the chain, one read of its head and one ``INSERT``; the same
+    entries, hashes and links as that many `record` calls. For a batch made together (a
+    tournament's tables opened at once); match-chain actions go through `record`. Returns
+    the new entries' ids, in order."""
+    if not entries:
+        return []
+    rows: list[dict[str, Any]] = []
+    for e in entries:
+        action = e["action"]
+        if action not in ACTION_NAMES:
+            raise ValueError(f"unknown audit action {action!r}")
+        obj, actor, ip = e.get("obj"), e.get("actor"), e.get("ip")
+        if ip is not None:
+            ip = str(ipaddress.ip_address(ip))
+            ip = AuditEntry._meta.get_field("ip").get_prep_value(ip)
+        object_type = obj._meta.label_lower if obj is not None else ""
+        object_id = str(obj.pk) if obj is not None else ""
+        if chain_of(action, object_type, object_id) is not None:
+            raise ValueError(f"{action!r} belongs to a match's own chain: use record()")
+        rows.append(
+            {
+                "action": action,
+                "actor_id": actor.pk if actor is not None else None,
+                "ip": ip,
+                "object_type": object_type,
+                "object_id": object_id,
+                "extra_data": dict(e.get("extra") or {}),
+                "chain": None,
+            }
+        )
+    with transaction.atomic():
+        prev_hash, event_time = _lock_chain_head(None)
+        for fields in rows:
+            fields["event_time"] = event_time
+            fields["prev_hash"] = prev_hash
+            prev_hash = fields["hash"] = entry_hash(
+                prev_hash, content_of(**_content_fields(fields))
+            )
+        if connection.vendor == "postgresql":
+            return _copy_entries(rows)
+        return [e.pk for e in AuditEntry.objects.bulk_create([AuditEntry(**f) for f in rows])]
+
+
+def _content_fields(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k not in ("prev_hash", "hash")}
+
+
+_COLUMNS = (
+    "event_time",
+    "action",
+    "actor_id",
+    "ip",
+    "object_type",
+    "object_id",
+    "extra_data",
+    "chain",
+    "prev_hash",
+    "hash",
+)
+
+
+def _copy_entries(rows: list[dict[str, Any]]) -> list[int]:
+    """Store a batch of entries with one ``COPY``, their ids drawn first from the table's
+    sequence in ascending order (the chain links in id order; the chain's lock is held, so
+    no other entry of it is numbered in between). Returns their ids, in order."""
+    opts = AuditEntry._meta
+    columns = {f.attname: f.column for f in opts.concrete_fields}
+    assert set(columns) == {"id", *_COLUMNS}, "AuditEntry's fields changed: update _COLUMNS"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [opts.db_table, opts.pk.column, len(rows)],
+        )
+        ids = sorted(new_id for (new_id,) in cursor.fetchall())
+        names = ", ".join(f'"{columns[name]}"' for name in ("id", *_COLUMNS))
+        with cursor.cursor.copy(f'COPY "{opts.db_table}" ({names}) FROM STDIN') as copy:
+            for new_id, row in zip(ids, rows, strict=True):
+                copy.write_row(
+                    [
+                        new_id,
+                        *(
+                            json.dumps(row[name]) if name == "extra_data" else row[name]
+                            for name in _COLUMNS
+                        ),
+                    ]
+                )
+    return ids
 
 
 def _append(

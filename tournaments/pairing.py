@@ -33,6 +33,19 @@ Swiss pairing
   Tables of four (`pair_swiss_tables`): score groups in the same order; the lowest-ordered
   players without a bye (count mod four) get byes; then consecutive tables of four, a player
   swapped with the next table's when a table would repeat one already played.
+
+Blocks in Swiss (fair play, issue 33)
+  A blocked pair (either side's block, `SwissPlayer.apart`) is never seated at one table,
+  not even as a last resort, as in the arena. Duels: the search first looks for a pairing
+  with no rematch and no blocked pair, then (when none is found) for one with no blocked
+  pair, rematches allowed, unmet partners tried first; both complete pairings, so when any
+  pairing keeps every blocked pair apart within the budget, one is used. When none does
+  (two players left who blocked each other), the nearest partners are taken in order and
+  whoever is left with nobody they may meet sits the round out (`Pairing.unpaired`): no
+  game, no points, no bye. Tables of four: a table holding a blocked pair swaps a player
+  with another table (the later tables first, the lowest-ordered players first) so that
+  neither table holds a blocked pair nor repeats a table played before, then allowing a
+  repeat; a table no swap can mend sits the round out whole (its players in `unpaired`).
 """
 
 from __future__ import annotations
@@ -207,6 +220,11 @@ class SwissPlayer:
     met: frozenset[int] = frozenset()  # everyone they have sat at a table with
     byes: int = 0
     tables: frozenset[frozenset[int]] = frozenset()  # every table they have played at
+    apart: frozenset[int] = frozenset()  # players a block keeps away from them (either side's)
+
+
+def _swiss_apart(one: SwissPlayer, two: SwissPlayer) -> bool:
+    return two.user in one.apart or one.user in two.apart
 
 
 def swiss_order(players: Iterable[SwissPlayer]) -> list[SwissPlayer]:
@@ -227,41 +245,60 @@ class Pairing:
     tables: list[list[int]]
     byes: list[int]
     rematches: int = 0
+    unpaired: list[int] = field(default_factory=list)  # kept apart by blocks: sit out
 
 
 def pair_swiss_duels(players: Sequence[SwissPlayer], budget: int = BACKTRACK_BUDGET) -> Pairing:
     """One Swiss round of duels (Monrad with backtracking; see the module's note)."""
     order, byes = _take_byes(swiss_order(players), len(players) % 2)
-    found = _monrad(order, budget)
+    found = _monrad(order, budget, rematches=False)
     if found is not None:
         return Pairing(found, byes, 0)
-    # No pairing without a rematch (or the search ran out): nearest first, rematches allowed,
-    # but still avoiding one where another partner is free.
+    found = _monrad(order, budget, rematches=True)
+    if found is not None:
+        met = {p.user: p.met for p in order}
+        return Pairing(found, byes, sum(b in met[a] for a, b in found))
+    # No pairing keeps every blocked pair apart (or the search ran out): nearest first,
+    # never a blocked pair, a rematch only where no other partner is free.
     tables: list[list[int]] = []
     left = list(order)
     rematches = 0
+    unpaired: list[int] = []
     while left:
         first = left.pop(0)
-        pick = next((i for i, p in enumerate(left) if p.user not in first.met), 0)
+        allowed = [i for i, p in enumerate(left) if not _swiss_apart(first, p)]
+        if not allowed:
+            unpaired.append(first.user)
+            continue
+        pick = next((i for i in allowed if left[i].user not in first.met), allowed[0])
         other = left.pop(pick)
         rematches += other.user in first.met
         tables.append([first.user, other.user])
-    return Pairing(tables, byes, rematches)
+    return Pairing(tables, byes, rematches, unpaired)
 
 
-def _monrad(order: list[SwissPlayer], budget: int) -> list[list[int]] | None:
+def _monrad(order: list[SwissPlayer], budget: int, *, rematches: bool) -> list[list[int]] | None:
+    """A complete pairing of `order` by depth-first search, nearest partner first: never a
+    blocked pair; no rematch unless `rematches` (then unmet partners are tried first)."""
     steps = 0
+
+    def partners(first: SwissPlayer, rest: list[SwissPlayer]) -> list[int]:
+        fresh = [i for i, o in enumerate(rest) if o.user not in first.met]
+        if not rematches:
+            return fresh
+        return fresh + [i for i, o in enumerate(rest) if o.user in first.met]
 
     def search(left: list[SwissPlayer]) -> list[list[int]] | None:
         nonlocal steps
         if not left:
             return []
         first, rest = left[0], left[1:]
-        for i, other in enumerate(rest):
+        for i in partners(first, rest):
             steps += 1
             if steps > budget:
                 return None
-            if other.user in first.met:
+            other = rest[i]
+            if _swiss_apart(first, other):
                 continue
             tail = search(rest[:i] + rest[i + 1 :])
             if tail is not None:
@@ -275,26 +312,41 @@ def pair_swiss_tables(players: Sequence[SwissPlayer], size: int = 4) -> Pairing:
     """One Swiss round at tables of `size` (score groups; see the module's note)."""
     order, byes = _take_byes(swiss_order(players), len(players) % size)
     tables = [order[i : i + size] for i in range(0, len(order), size)]
-    repeats = 0
     for t in range(len(tables)):
-        if not _played_before(tables[t]):
+        if not _played_before(tables[t]) and not _holds_blocked(tables[t]):
             continue
-        fixed = False
-        for u in range(t + 1, len(tables)):
-            for a in range(size - 1, -1, -1):
-                for b in range(size):
-                    one = [*tables[t][:a], tables[u][b], *tables[t][a + 1 :]]
-                    two = [*tables[u][:b], tables[t][a], *tables[u][b + 1 :]]
-                    if not _played_before(one) and not _played_before(two):
-                        tables[t], tables[u] = one, two
-                        fixed = True
-                        break
-                if fixed:
-                    break
-            if fixed:
-                break
-        repeats += not fixed
-    return Pairing([[p.user for p in table] for table in tables], byes, repeats)
+        mended = _swap_mends(tables, t, size, allow_repeat=False)
+        if not mended and _holds_blocked(tables[t]):
+            _swap_mends(tables, t, size, allow_repeat=True)
+    unpaired = [p.user for table in tables if _holds_blocked(table) for p in table]
+    played = [table for table in tables if not _holds_blocked(table)]
+    repeats = sum(_played_before(table) for table in played)
+    return Pairing([[p.user for p in table] for table in played], byes, repeats, unpaired)
+
+
+def _swap_mends(tables: list[list[SwissPlayer]], t: int, size: int, *, allow_repeat: bool) -> bool:
+    """Swap one player of table `t` with one of another table (the later tables first, then
+    the earlier) so that neither holds a blocked pair, nor (unless `allow_repeat`) repeats
+    a table played before. Whether a swap was made."""
+    others = [*range(t + 1, len(tables)), *range(t - 1, -1, -1)]
+    for u in others:
+        for a in range(size - 1, -1, -1):
+            for b in range(size):
+                one = [*tables[t][:a], tables[u][b], *tables[t][a + 1 :]]
+                two = [*tables[u][:b], tables[t][a], *tables[u][b + 1 :]]
+                if _holds_blocked(one) or _holds_blocked(two):
+                    continue
+                if not allow_repeat and (_played_before(one) or _played_before(two)):
+                    continue
+                if allow_repeat and _played_before(two) and not _played_before(tables[u]):
+                    continue  # mend this table without breaking one that was fine
+                tables[t], tables[u] = one, two
+                return True
+    return False
+
+
+def _holds_blocked(table: Sequence[SwissPlayer]) -> bool:
+    return any(_swiss_apart(p, q) for i, p in enumerate(table) for q in table[i + 1 :])
 
 
 def _played_before(table: Sequence[SwissPlayer]) -> bool:

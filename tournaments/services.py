@@ -1,8 +1,9 @@
 """The only writer of tournament rows: creating an event, entering and withdrawing, the
 clock's tick (start, pair, next round, finish), a game's result, and the published
-standings. The games are ranked matches opened through `games.services` (``match_create``
-with the paired accounts, then ``match_join``): the same rules, clocks, forfeits, dice proof
-and rating as the ranked queues; this module never writes a match row.
+standings. The games are ranked matches opened through `games.services`
+(``ranked_matches_create``: a round's or a tick's tables together, each what ``match_create``
+with the paired accounts and ``match_join`` make): the same rules, clocks, forfeits, dice
+proof and rating as the ranked queues; this module never writes a match row.
 
 A match's end reaches `game_ended` from a ``post_save`` receiver (`tournaments.apps`) after
 its transaction commits; a moderator's void or its undoing arrives the same way, and the
@@ -11,6 +12,7 @@ standings are published again (audited).
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 from collections.abc import Iterable, Sequence
@@ -21,18 +23,19 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import is_guest
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
+from fairplay import reliability
 from fairplay import selectors as fairplay_selectors
 from games import services as match_services
 from games.clocks.timing import scaled
 from games.match.errors import ServiceError
-from games.models import Match, Status
+from games.models import Match, Mode, Seat, Status
 from ranked.models import Rating
 from ranked.ratings import MU, QUEUE_RULES, SIGMA, ordinal
 
@@ -158,6 +161,9 @@ def entry_refusal(t: Tournament, user: Any, now: datetime | None = None) -> str 
         return _("This arena is over")
     if t.kind == Kind.SWISS and t.state == State.RUNNING and t.round >= t.rounds:
         return _("The last round has started: it is too late to enter")
+    fair_play = _fair_play_refusal(user)
+    if fair_play:
+        return fair_play
     rating = _rating(user, t.queue)
     games = rating.games if rating else 0
     value = rating.ordinal if rating else ordinal(MU, SIGMA)
@@ -174,6 +180,25 @@ def entry_refusal(t: Tournament, user: Any, now: datetime | None = None) -> str 
         age = (now or db_now()) - user.date_joined
         if age < timedelta(days=t.min_account_days):
             return _("Entry needs an account at least %d days old") % t.min_account_days
+    return None
+
+
+def _fair_play_refusal(user: Any) -> str | None:
+    """Fair play's entry conditions (issue 33), as the ranked queues word them: no ranked
+    suspension in force, reliability not below the ranked threshold."""
+    held = fairplay_selectors.suspension(user)
+    if held is not None:
+        until = held.expires_at.strftime("%Y-%m-%d %H:%M UTC") if held.expires_at else ""
+        return _("A moderator suspended you from ranked play until %(until)s: %(reason)s") % {
+            "until": until,
+            "reason": held.reason,
+        }
+    record = reliability.record(user.pk)
+    if record.below_ranked:
+        return _(
+            "Your reliability is %(figure)s: ranked play needs %(least)d%%. Finish your "
+            "casual matches to raise it."
+        ) % {"figure": record.shown, "least": reliability.ranked_min()}
     return None
 
 
@@ -256,8 +281,8 @@ def _locked(code: str) -> Tournament:
 def fair_play_blocked(user_ids: Iterable[int]) -> set[int]:
     """THE place where pairing consults fair play: the ids among `user_ids` that may not be
     paired now (a ranked suspension in force, issue 33). Blocks between two players are kept
-    apart by the arena's pairing (`free_arena_players` passes them); Swiss pairing does not
-    consult them yet."""
+    apart by the pairing itself: the arena's (`free_arena_players`) and the Swiss rounds'
+    (`start_round`) pass each player's blocked partners (`_apart`) to `tournaments.pairing`."""
     return fairplay_selectors.suspended(list(user_ids))
 
 
@@ -302,19 +327,34 @@ PUBLISHED = ("score", "games", "wins", "streak", "byes", "buchholz", "rank")
 
 
 def _publish(t: Tournament) -> None:
-    """Write the standings onto the players' rows (only the rows that changed)."""
+    """Write the standings onto the players' rows (only the rows that changed: in
+    PostgreSQL one ``UPDATE`` from arrays, however many ranks moved)."""
     rows = {r.user: r for r in compute(t)}
-    changed = []
-    for player in Player.objects.filter(tournament=t):
-        row = rows.get(player.user_id)
+    changed: list[tuple[int, dict[str, int]]] = []
+    stored = Player.objects.filter(tournament=t).values_list("pk", "user_id", *PUBLISHED)
+    for pk, user_id, *values in stored:
+        row = rows.get(user_id)
         if row is None:
             continue
         new = row.as_dict()
-        if any(getattr(player, f) != new[f] for f in PUBLISHED):
-            for f in PUBLISHED:
-                setattr(player, f, new[f])
-            changed.append(player)
-    Player.objects.bulk_update(changed, list(PUBLISHED))
+        if any(value != new[f] for f, value in zip(PUBLISHED, values, strict=True)):
+            changed.append((pk, new))
+    if changed and connection.vendor == "postgresql":
+        sets = ", ".join(f'"{f}" = v."{f}"' for f in PUBLISHED)
+        arrays = ", ".join("%s::bigint[]" for _f in ("pk", *PUBLISHED))
+        names = ", ".join(f'"{f}"' for f in PUBLISHED)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f'UPDATE "{Player._meta.db_table}" p SET {sets}'
+                f' FROM unnest({arrays}) AS v("pk", {names}) WHERE p."id" = v."pk"',
+                [[pk for pk, _new in changed]]
+                + [[new[f] for _pk, new in changed] for f in PUBLISHED],
+            )
+    elif changed:
+        Player.objects.bulk_update(
+            [Player(pk=pk, **{f: new[f] for f in PUBLISHED}) for pk, new in changed],
+            list(PUBLISHED),
+        )
     transaction.on_commit(partial(broadcast, t.pk))
 
 
@@ -426,25 +466,23 @@ def _pause_absent(t: Tournament, match: Match) -> None:
 
 def tick(now: datetime | None = None) -> int:
     """What time makes happen in every event not over: start, pair, next round, finish.
-    Each event is locked with SKIP LOCKED (ticks side by side share them out). An arena's
-    tables are chosen under that lock, then each is opened in a transaction of its own (the
-    first players start at once, and nobody waits for a thousand others' matches). Returns
-    the games opened."""
+    Each event is locked with SKIP LOCKED (ticks side by side share them out); a running
+    arena's free players are paired under that lock and all their tables opened together
+    (`_open_games`: the ranked matches made in one batch by the match services, the games
+    and the players' rows in a few statements). Returns the games opened."""
     now = now or db_now()
     opened = 0
     due = Tournament.objects.filter(
         state__in=[State.UPCOMING, State.RUNNING], starts_at__lte=now
     ).values_list("pk", flat=True)
     for pk in list(due):
-        tables: list[list[int]] = []
         with transaction.atomic():
             t = Tournament.objects.select_for_update(skip_locked=True).filter(pk=pk).first()
             if t is None or t.state not in (State.UPCOMING, State.RUNNING):
                 continue
             opened += _tick_one(t, now)
             if t.kind == Kind.ARENA and t.state == State.RUNNING and now < ends_at(t):
-                tables = arena_tables(t)
-        opened += sum(open_arena_table(pk, table, now) for table in tables)
+                opened += len(_open_games(t, arena_tables(t), 0))
     return opened
 
 
@@ -457,7 +495,7 @@ def _tick_one(t: Tournament, now: datetime) -> int:
     if t.kind == Kind.ARENA:
         if now >= ends_at(t) and not playing.exists():
             _finish(t, now)
-        return 0  # the tick pairs a running arena (`arena_tables`, `open_arena_table`)
+        return 0  # the tick pairs a running arena (`arena_tables`, `_open_games`)
     if t.round == 0 or not playing.filter(round=t.round).exists() or now >= round_deadline(t):
         if t.round >= t.rounds:
             if not playing.exists():
@@ -480,48 +518,54 @@ def _busy(t: Tournament) -> set[int]:
 
 
 def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
+    """The arena's players to pair now: active, between games, not suspended, not seated in
+    a ranked match elsewhere; each with the players a block keeps away from them."""
     players = list(
-        Player.objects.filter(tournament=t, status=Player.Status.ACTIVE, game__isnull=True).only(
-            "user_id", "score", "rating", "last_table"
-        )
+        Player.objects.filter(
+            tournament=t, status=Player.Status.ACTIVE, game__isnull=True
+        ).values_list("user_id", "score", "rating", "last_table")
     )
-    blocked = fair_play_blocked(p.user_id for p in players)
+    ids = [p[0] for p in players]
+    blocked = fair_play_blocked(ids) | playing_elsewhere(ids)
+    apart = _apart(ids)
+    return [
+        pairing.ArenaPlayer(
+            user, score, rating, frozenset(last_table), frozenset(apart.get(user, ()))
+        )
+        for user, score, rating, last_table in players
+        if user not in blocked
+    ]
+
+
+def _apart(ids: list[int]) -> dict[int, set[int]]:
+    """Who a block keeps away from whom among `ids` (either side's block)."""
     apart: dict[int, set[int]] = {}
-    for pair in fairplay_selectors.blocked_pairs([p.user_id for p in players]):
+    for pair in fairplay_selectors.blocked_pairs(ids):
         one, two = tuple(pair)
         apart.setdefault(one, set()).add(two)
         apart.setdefault(two, set()).add(one)
-    return [
-        pairing.ArenaPlayer(
-            p.user_id,
-            p.score,
-            p.rating,
-            frozenset(p.last_table),
-            frozenset(apart.get(p.user_id, ())),
-        )
-        for p in players
-        if p.user_id not in blocked
-    ]
+    return apart
+
+
+def playing_elsewhere(user_ids: Sequence[int]) -> set[int]:
+    """Of `user_ids`, those seated in a ranked match waiting or being played (one ranked
+    match at a time: the match services would refuse them; they are paired once free)."""
+    ids = list(user_ids)
+    if not ids:
+        return set()
+    return set(
+        Seat.objects.filter(
+            user_id__in=ids,
+            left=False,
+            match__mode=Mode.RANKED,
+            match__status__in=(Status.WAITING, Status.ACTIVE),
+        ).values_list("user_id", flat=True)
+    )
 
 
 def arena_tables(t: Tournament) -> list[list[int]]:
     """The tables the arena's free players would sit at now (user ids)."""
     return pairing.pair_arena(free_arena_players(t), table_size(t))
-
-
-def open_arena_table(tournament_id: int, users: Sequence[int], now: datetime) -> bool:
-    """Open one arena table in its own transaction, if the event still runs and every player
-    at it is still active and free (checked under the event's lock)."""
-    with transaction.atomic():
-        t = Tournament.objects.select_for_update().get(pk=tournament_id)
-        if t.state != State.RUNNING or now >= ends_at(t):
-            return False
-        free = Player.objects.filter(
-            tournament=t, user_id__in=list(users), status=Player.Status.ACTIVE, game__isnull=True
-        ).count()
-        if free != len(users):
-            return False
-        return _open_game(t, users, 0) is not None
 
 
 def start_round(t: Tournament, now: datetime) -> int:
@@ -542,6 +586,7 @@ def start_round(t: Tournament, now: datetime) -> int:
     players = Player.objects.filter(tournament=t, status=Player.Status.ACTIVE)
     ids = [p.user_id for p in players if p.user_id not in busy]
     blocked = fair_play_blocked(ids)
+    apart = _apart(ids)
     rating = {p.user_id: p.rating for p in players}
     swiss = [
         pairing.SwissPlayer(
@@ -552,45 +597,90 @@ def start_round(t: Tournament, now: datetime) -> int:
             met=frozenset(met.get(u, ())),
             byes=rows[u].byes if u in rows else 0,
             tables=frozenset(tables.get(u, ())),
+            apart=frozenset(apart.get(u, ())),
         )
         for u in ids
         if u not in blocked
     ]
     size = table_size(t)
     made = pairing.pair_swiss_duels(swiss) if size == 2 else pairing.pair_swiss_tables(swiss, size)
-    for u in made.byes:
-        Game.objects.create(
-            tournament=t, round=t.round, users=[u], status=Game.Status.BYE, ended_at=now
+    if made.unpaired:
+        log.info(
+            "tournament %s round %s: kept apart by blocks, sit out: %s",
+            t.code,
+            t.round,
+            made.unpaired,
         )
-    opened = sum(_open_game(t, table, t.round) is not None for table in made.tables)
+    Game.objects.bulk_create(
+        [
+            Game(tournament=t, round=t.round, users=[u], status=Game.Status.BYE, ended_at=now)
+            for u in made.byes
+        ]
+    )
+    opened = len(_open_games(t, made.tables, t.round))
     _publish(t)
     return opened
 
 
-def _open_game(t: Tournament, users: Sequence[int], round_: int) -> Game | None:
-    """One ranked match for a table, through the match services, in a savepoint: a refusal
-    (a player now in another ranked match) leaves them for the next pairing."""
-    rules, size = QUEUE_RULES[t.queue]
+def _open_games(t: Tournament, tables: Sequence[Sequence[int]], round_: int) -> list[Game]:
+    """A ranked match for each table, made together by the match services
+    (`ranked_matches_create`), then the games and the players' rows in one statement each.
+    A table the services refuse (a player now in another ranked match) is left: its players
+    wait for the next pairing."""
+    if not tables:
+        return []
+    rules, _size = QUEUE_RULES[t.queue]
     User = get_user_model()
-    try:
-        with transaction.atomic():
-            by_id = {u.pk: u for u in User.objects.filter(pk__in=list(users))}
-            seated = [by_id[u] for u in users]
-            match = match_services.match_create(
-                ruleset=rules, players=size, mode="ranked", host=seated[0], paired=seated
+    by_id = User.objects.in_bulk([u for table in tables for u in table])
+    seated = [[by_id[u] for u in table if u in by_id] for table in tables]
+    made = match_services.ranked_matches_create(ruleset=rules, tables=seated)
+    games: list[Game] = []
+    for users, match in zip(seated, made, strict=True):
+        if isinstance(match, ServiceError):
+            log.info("tournament %s: table %s not seated: %s", t.code, [u.pk for u in users], match)
+            continue
+        games.append(
+            Game(
+                tournament=t,
+                round=round_,
+                match=match,
+                users=[u.pk for u in users],
+                created_at=match.created_at,
             )
-            for user in seated[1:]:
-                match_services.match_join(code=match.code, user=user)
-            game = Game.objects.create(
-                tournament=t, round=round_, match=match, users=[u.pk for u in seated]
+        )
+    match_services.insert_rows(Game, games)
+    _seat_players(t, games)
+    return games
+
+
+def _seat_players(t: Tournament, games: list[Game]) -> None:
+    """Each player of `games` is in that game now, and it is their last table: one
+    ``UPDATE`` from arrays in PostgreSQL (elsewhere Django's `bulk_update`)."""
+    table_of = {int(u): game for game in games for u in game.users}
+    if not table_of:
+        return
+    if connection.vendor == "postgresql":
+        users = list(table_of)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f'UPDATE "{Player._meta.db_table}" p SET "game_id" = v.game,'
+                ' "last_table" = v.tbl::jsonb'
+                " FROM unnest(%s::bigint[], %s::bigint[], %s::text[]) AS v(uid, game, tbl)"
+                ' WHERE p."tournament_id" = %s AND p."user_id" = v.uid',
+                [
+                    users,
+                    [table_of[u].pk for u in users],
+                    [json.dumps(table_of[u].users) for u in users],
+                    t.pk,
+                ],
             )
-            Player.objects.filter(tournament=t, user_id__in=list(users)).update(
-                game=game, last_table=[u.pk for u in seated]
-            )
-            return game
-    except (ServiceError, KeyError) as exc:
-        log.info("tournament %s: table %s not seated: %s", t.code, list(users), exc)
-        return None
+        return
+    players = list(Player.objects.filter(tournament=t, user_id__in=list(table_of)))
+    for player in players:
+        game = table_of[player.user_id]
+        player.game = game
+        player.last_table = list(game.users)
+    Player.objects.bulk_update(players, ["game", "last_table"])
 
 
 def _finish(t: Tournament, now: datetime) -> None:

@@ -84,9 +84,13 @@ def tournament_page(request: HttpRequest, code: str) -> HttpResponse:
         .select_related("match")
         .order_by("-ended_at", "-pk")[:GAMES_SHOWN]
     )
-    names = dict(Player.objects.filter(tournament=t).values_list("user_id", "user__display_name"))
-    logins = dict(Player.objects.filter(tournament=t).values_list("user_id", "user__username"))
     finished_games = list(finished_games)
+    shown = {int(u) for g in finished_games for u in g.users}
+    names, logins = {}, {}
+    for uid, name, login in Player.objects.filter(tournament=t, user_id__in=shown).values_list(
+        "user_id", "user__display_name", "user__username"
+    ):
+        names[uid], logins[uid] = name, login
     for g in finished_games:
         g.names = [names.get(int(u)) or logins.get(int(u), "?") for u in g.users]
         places = {int(u): p for u, p in (g.places or {}).items()}

@@ -10,7 +10,8 @@ for the one to play) or ``corner`` (server-side callers: timers, bots, local pla
 
 One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 
-- `create`: open a match; `join`: take a seat, choose a dice seed, start by hand;
+- `create`: open a match (`ranked_matches_create`: a batch of ranked tables at once);
+  `join`: take a seat, choose a dice seed, start by hand;
 - `play`: roll, move, and a due deadline (`match_timeout`); `bots`: a bot's step;
 - `undo`: take back in local play; `local`: switch a seat, start over (one device);
 - `leave`: forfeit and resign;
@@ -37,7 +38,13 @@ from games.match.errors import ServiceError
 from games.services import broadcast
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
 from games.services.chains import anchor_running as anchor_running_chains
-from games.services.create import HOUSE_RULES, PARTY_OPTIONS, match_create
+from games.services.create import (
+    HOUSE_RULES,
+    PARTY_OPTIONS,
+    insert_rows,
+    match_create,
+    ranked_matches_create,
+)
 from games.services.guests import seats_hand_over
 from games.services.intents import match_act
 from games.services.join import match_join, match_set_client_seed, match_start
@@ -61,6 +68,7 @@ __all__ = [
     "ServiceError",
     "anchor_running_chains",
     "bot_act",
+    "insert_rows",
     "match_act",
     "match_create",
     "match_clock_restart",
@@ -78,6 +86,7 @@ __all__ = [
     "match_timeout",
     "match_undo",
     "match_unvoid",
+    "ranked_matches_create",
     "rematch_code",
     "match_void",
     "seat_grace_expired",

@@ -5,6 +5,7 @@ for the queues and the API alike."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -16,7 +17,9 @@ from games.match.errors import ServiceError
 from games.match.selectors import ranked_seat_in_play
 from games.models import (
     Match,
+    Mode,
     Seat,
+    Status,
 )
 
 
@@ -54,3 +57,45 @@ def note_same_ip(match: Match, seat: Seat, seats: list[Seat]) -> None:
                 "users": sorted([seat.user_id, *(s.user_id for s in shared)]),
             },
         )
+
+
+def ranked_refusals(users: Sequence[Any]) -> dict[int, ServiceError]:
+    """`ranked_may_sit` for many accounts at once (a tournament's tables opened together):
+    the refusal of each account that may not take a ranked seat now, by user id. Their rows
+    are locked until the transaction ends (``FOR NO KEY UPDATE``: `ranked_may_sit` waits
+    for it, a row that only points at the account does not); an account whose
+    row another transaction holds at this moment (joining a queue, taking a seat) is refused
+    as busy rather than waited for: it is paired again next time."""
+    refused: dict[int, ServiceError] = {}
+    ids = sorted({int(u.pk) for u in users if getattr(u, "pk", None) is not None})
+    for user in users:
+        if is_guest(user) or not getattr(user, "is_authenticated", False):
+            refused[int(user.pk)] = ServiceError(
+                "forbidden", "Ranked play is for accounts: sign up or sign in first"
+            )
+    locked = set(
+        get_user_model()
+        .objects.select_for_update(skip_locked=True, no_key=True)
+        .filter(pk__in=ids)
+        .values_list("pk", flat=True)
+    )
+    for uid in ids:
+        if uid not in locked:
+            refused.setdefault(
+                uid, ServiceError("ranked_busy", "You are taking a seat elsewhere right now")
+            )
+    in_play = Seat.objects.filter(
+        user_id__in=ids,
+        left=False,
+        match__mode=Mode.RANKED,
+        match__status__in=(Status.WAITING, Status.ACTIVE),
+    ).values_list("user_id", "match__code")
+    for uid, code in in_play:
+        refused.setdefault(
+            uid,
+            ServiceError(
+                "ranked_busy",
+                f"You are already in a ranked match (room {code}): finish it first",
+            ),
+        )
+    return refused

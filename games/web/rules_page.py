@@ -45,6 +45,7 @@ def board_config(rules: Ruleset) -> dict[str, Any]:
         "last_track": rules.last_track,
         "goal": rules.goal,
         "finish_from": rules.finish_from,
+        "win_pawns": rules.win_pawns,  # how many pawns home finish a seat (quick: one)
         "safe": sorted(rules.safe),
         "stars": sorted(rules.safe - starts),
         "colours": list(rules.colours),

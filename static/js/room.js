@@ -766,6 +766,14 @@ function renderLegal(moves) {
   }
 }
 
+// "Home": how many pawns are home of the number that finishes a seat (four; in Quick the first
+// pawn home finishes, so the column says so rather than "0 of 4").
+function homeWords(n, squares) {
+  const need = cfg.board.win_pawns ?? 4;
+  if (need === 4) return fmt(gettext("%(n)s of 4%(squares)s"), { n, squares });
+  return fmt(gettext("%(n)s of %(need)s to win%(squares)s"), { n, need, squares });
+}
+
 function renderWhere() {
   const body = $("where").querySelector("tbody");
   body.replaceChildren();
@@ -783,7 +791,7 @@ function renderWhere() {
     const column = pawns.filter((p) => p > geo.lastTrack && p < finish).map((p) => p - geo.lastTrack);
     const homed = pawns.filter((p) => p >= finish);
     const rowSquares = geo.size === 40 && homed.length ? fmt(gettext(" (squares %(squares)s)"), { squares: homed.map((p) => p - geo.lastTrack).sort().join(", ") }) : "";
-    for (const text of [String(yard), track.join(", ") || "–", column.join(", ") || "–", fmt(gettext("%(n)s of 4%(squares)s"), { n: homed.length, squares: rowSquares })]) {
+    for (const text of [String(yard), track.join(", ") || "–", column.join(", ") || "–", homeWords(homed.length, rowSquares)]) {
       const td = document.createElement("td");
       td.textContent = text;
       tr.appendChild(td);

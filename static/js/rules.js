@@ -11,3 +11,16 @@ for (const svg of document.querySelectorAll("svg.mini")) {
   const board = new Board(svg, example.board, { label: svg.getAttribute("aria-label") });
   board.render(snapshot, { moves: snapshot.legal });
 }
+
+// The presets are folded (<details>): a link to one, or to an example inside one, opens it.
+function openTarget() {
+  const id = decodeURIComponent(window.location.hash.slice(1));
+  const target = id && document.getElementById(id);
+  const folded = target && target.closest("details");
+  if (folded && !folded.open) {
+    folded.open = true;
+    target.scrollIntoView();
+  }
+}
+window.addEventListener("hashchange", openTarget);
+openTarget();

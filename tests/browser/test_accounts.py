@@ -67,7 +67,7 @@ def test_guest_signs_up_changes_password_and_keeps_the_match(site: str, people: 
     expect(page.locator(".history")).to_contain_text("Practice · Classic, 2 players")
     no_sideways_scroll(page, PHONE["width"])
     shoot(page, "profile-own")
-    page.click(f"text=Replay {code}")
+    page.click(f"text=Replay {code[:3]}-{code[3:]}")
     expect(page).to_have_url(re.compile(rf"/r/{code}/replay/$"))
 
 

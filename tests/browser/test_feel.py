@@ -549,6 +549,9 @@ def test_replay_autoplay_turn_box_and_rules_contents(site: str, browser: Browser
     contents = page.locator("#contents")
     expect(contents).to_be_visible()
     expect(contents.locator("a[href='#mensch']")).to_be_visible()
-    contents.locator(".toc-examples a").first.click()
-    expect(page).to_have_url(re.compile(r"#classic-ex0$"))
+    # The presets are folded: the contents' link opens the one it jumps to.
+    expect(page.locator("#mensch-ex0")).to_be_hidden()
+    contents.locator("a[href='#mensch']").click()
+    expect(page).to_have_url(re.compile(r"#mensch$"))
+    expect(page.locator("#mensch-ex0")).to_be_visible()
     ctx.close()

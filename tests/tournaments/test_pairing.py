@@ -184,3 +184,77 @@ def test_swiss_tables_avoid_a_table_played_before() -> None:
     made = pair_swiss_tables(players)
     assert all(frozenset(t) != old for t in made.tables) and made.rematches == 0
     assert sorted(itertools.chain(*made.tables)) == list(range(1, 9))
+
+
+# ---------------------------------------------------------------------------- Swiss and blocks
+
+
+def _apart(pairs: list[tuple[int, int]], u: int) -> frozenset[int]:
+    """Who a block keeps away from `u` (the services pass either side's block so)."""
+    return frozenset({b for a, b in pairs if a == u} | {a for a, b in pairs if b == u})
+
+
+def test_swiss_duels_keep_a_blocked_pair_apart_without_a_rematch() -> None:
+    players = [SwissPlayer(u, score=1, apart=_apart([(1, 2)], u)) for u in (1, 2, 3, 4)]
+    made = pair_swiss_duels(players)
+    assert [1, 2] not in made.tables and len(made.tables) == 2
+    assert made.rematches == 0 and not made.unpaired
+
+
+def test_swiss_duels_rematch_rather_than_seat_a_blocked_pair() -> None:
+    """1 and 2 met 3 and 4: the only pairing without a rematch is 1-2 and 3-4, and 1
+    blocked 2: rematches it is, never the blocked pair."""
+    met = {1: {3, 4}, 2: {3, 4}, 3: {1, 2}, 4: {1, 2}}
+    players = [
+        SwissPlayer(u, score=1, met=frozenset(met[u]), apart=_apart([(1, 2)], u))
+        for u in (1, 2, 3, 4)
+    ]
+    made = pair_swiss_duels(players)
+    tables = sorted(sorted(t) for t in made.tables)
+    assert [1, 2] not in tables and len(tables) == 2 and not made.unpaired
+    assert made.rematches == 2
+
+
+def test_swiss_duels_leave_out_a_pair_no_pairing_can_keep_apart() -> None:
+    """Two players who blocked each other, and nobody else: neither plays the round (no
+    game, no bye); with a third player the bye goes as always and the pair sits out."""
+    made = pair_swiss_duels([SwissPlayer(1, 0, apart=frozenset({2})), SwissPlayer(2, 0)])
+    assert made.tables == [] and made.byes == [] and sorted(made.unpaired) == [1, 2]
+    made = pair_swiss_duels(
+        [SwissPlayer(1, 2, apart=frozenset({2})), SwissPlayer(2, 1), SwissPlayer(3, 0)]
+    )
+    assert made.byes == [3] and made.tables == [] and sorted(made.unpaired) == [1, 2]
+
+
+def test_swiss_duels_block_many_pairs_and_still_pair_everyone() -> None:
+    """Forty players, each blocked by a random few, over six rounds: whenever the search
+    finds a pairing, no blocked pair sits together and everyone plays."""
+    rng = random.Random(7)
+    users = list(range(40))
+    pairs = [(a, b) for a in users for b in rng.sample(users, 3) if a != b]
+    met: dict[int, set[int]] = {u: set() for u in users}
+    for _ in range(6):
+        made = pair_swiss_duels(
+            [SwissPlayer(u, 0, met=frozenset(met[u]), apart=_apart(pairs, u)) for u in users]
+        )
+        assert not made.unpaired and len(made.tables) == 20
+        for a, b in made.tables:
+            assert (a, b) not in pairs and (b, a) not in pairs
+            met[a].add(b)
+            met[b].add(a)
+
+
+def test_swiss_tables_of_four_keep_a_blocked_pair_apart() -> None:
+    blocks = [(1, 2), (5, 8)]
+    players = [SwissPlayer(u, score=10 - u, apart=_apart(blocks, u)) for u in range(1, 9)]
+    made = pair_swiss_tables(players)
+    assert len(made.tables) == 2 and not made.unpaired
+    for table in made.tables:
+        assert not {1, 2} <= set(table) and not {5, 8} <= set(table)
+    assert sorted(itertools.chain(*made.tables)) == list(range(1, 9))
+
+
+def test_swiss_table_no_swap_can_mend_sits_out() -> None:
+    players = [SwissPlayer(u, score=0, apart=_apart([(1, 4)], u)) for u in (1, 2, 3, 4)]
+    made = pair_swiss_tables(players)
+    assert made.tables == [] and sorted(made.unpaired) == [1, 2, 3, 4]

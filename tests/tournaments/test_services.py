@@ -375,3 +375,70 @@ def test_a_swiss_withdrawal_is_paired_no_more(
     assert Tournament.objects.get(pk=t.pk).round == 2
     for g in Game.objects.filter(tournament=t, round=2):
         assert gone.pk not in g.users
+
+
+def test_swiss_keeps_a_blocked_pair_apart_over_every_round(
+    make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
+) -> None:
+    """Issue 33 in Swiss pairing: a and b (the first two in the order, who would meet in
+    round one) never share a table; in round three the only unmet pairing is theirs, and a
+    rematch is played instead."""
+    a, b, c, d = make_users(4)
+    Block.objects.create(blocker=b, blocked=a)
+    t = event("swiss", "duel", rounds=3, minutes=10)
+    for user in (a, b, c, d):
+        services.join(code=t.code, user=user)
+    for _ in range(3):
+        services.tick()
+        games = playing(t)
+        assert len(games) == 2  # everyone plays: a pairing that keeps them apart exists
+        for game in games:
+            assert set(game.users) != {a.pk, b.pk}
+            finish_game(game, list(game.users), django_capture_on_commit_callbacks)
+    services.tick()
+    t.refresh_from_db()
+    assert t.state == State.FINISHED and t.round == 3
+    tables = [set(g.users) for g in Game.objects.filter(tournament=t)]
+    assert {a.pk, b.pk} not in tables and len(tables) == 6
+    assert verify_tournament(t).ok
+
+
+def test_swiss_pair_no_pairing_keeps_apart_sits_out(
+    make_users: Callable[[int], list[User]],
+) -> None:
+    a, b = make_users(2)
+    Block.objects.create(blocker=a, blocked=b)
+    t = event("swiss", "duel", rounds=2, minutes=10)
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    assert Tournament.objects.get(pk=t.pk).round == 1
+    assert not Game.objects.filter(tournament=t).exists()  # no game, no bye, no points
+    assert set(Player.objects.filter(tournament=t).values_list("score", flat=True)) == {0}
+
+
+def test_fair_play_entry_conditions(make_users: Callable[[int], list[User]], settings: Any) -> None:
+    """Not suspended, reliable enough (issue 33): the ranked queues' conditions, worded as
+    they word them."""
+    a, b, mod = make_users(3)
+    t = event("arena", "duel")
+    held = Sanction.objects.create(
+        user=a,
+        kind=Sanction.Kind.SUSPENSION,
+        reason="Timed out on purpose.",
+        moderator=mod,
+        expires_at=db_now() + timedelta(days=1),
+    )
+    with pytest.raises(TournamentError, match="suspended you from ranked play"):
+        services.join(code=t.code, user=a)
+    held.lifted_at = db_now()
+    held.save()
+    services.join(code=t.code, user=a)
+    settings.RELIABILITY_MIN_MATCHES = 1
+    settings.RANKED_MIN_RELIABILITY = 50
+    match = match_services.match_create(ruleset="duel", players=2, mode="friendly", host=b)
+    match_services.match_join(code=match.code, user=mod)
+    match_services.match_forfeit(match_id=match.pk, corner=0, reason="timeout")
+    with pytest.raises(TournamentError, match="reliability is 0%"):
+        services.join(code=t.code, user=b)
+    assert services.entry_refusal(t, mod) is None

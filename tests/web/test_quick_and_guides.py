@@ -31,8 +31,10 @@ def _json_script(html: str, element_id: str) -> object:
 def test_the_rules_page_opens_with_the_basics_then_how_the_presets_differ() -> None:
     html = Client().get("/rules/").content.decode()
     first = html.index('id="basics-title"')
-    # The six points come before the contents and the full tables.
-    assert first < html.index('id="contents"') < html.index('id="classic"')
+    # A row of links that jump, then the six points, then the full tables, each preset folded.
+    assert html.index('id="contents"') < first < html.index('id="classic"')
+    for name in RULESETS:
+        assert f'<details class="preset" id="{name}">' in html
     for key in ("goal", "turn", "six", "capture", "safe", "home"):
         assert f'id="basic-{key}"' in html
     boards = _json_script(html, "basics-data")
