@@ -150,6 +150,9 @@ LUDO_RECLAIM_SECONDS = float(os.environ.get("LUDO_RECLAIM_SECONDS") or 3)
 # On PostgreSQL a player's roll or move is read without a lock and written in one fenced
 # statement (games.services.fenced); 0 sends every action down the locked path.
 LUDO_FENCED_WRITES = env.parse_bool(os.environ.get("LUDO_FENCED_WRITES"), default=True)
+# A live room's owner plays its actions from memory and group-commits them (issue 27,
+# `games.live.owner`); 0: every action on the service's own path. PostgreSQL only.
+LUDO_OWNED_ROOMS = env.parse_bool(os.environ.get("LUDO_OWNED_ROOMS"), default=True)
 LUDO_INPROCESS_CLOCK = (
     None
     if os.environ.get("LUDO_INPROCESS_CLOCK") is None

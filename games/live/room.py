@@ -21,23 +21,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import random
-import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from channels.db import DatabaseSyncToAsync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import connections
 
 from games import services
-from games.live import presence, watchers
+from games.live import dbthreads, owner, presence, watchers
 from games.live.wire import Intent, error_frame, frame
 from games.match import rooms
 from games.match.errors import ServiceError
@@ -70,44 +65,9 @@ def heartbeat_seconds() -> float:
     return float(settings.LUDO_HEARTBEAT_SECONDS)
 
 
-# ---------------------------------------------------------------------------- database threads
-# Database work runs on a pool of threads, not channels' one shared thread: a service call
-# waits on PostgreSQL for tens of milliseconds, and one thread would queue every room of the
-# process behind it. Changes to one match stay in order: the services lock its row.
-_db_threads = ThreadPoolExecutor(
-    max_workers=int(settings.LUDO_DB_THREADS), thread_name_prefix="ludo-db"
-)
-
-
-def on_db_thread(func: Callable[..., T]) -> Callable[..., Awaitable[T]]:
-    """`func` run on the database threads, its connection closed or kept as Django says."""
-
-    @functools.wraps(func)
-    async def run(*args: Any, **kwargs: Any) -> T:
-        call = DatabaseSyncToAsync(func, thread_sensitive=False, executor=_db_threads)
-        return await call(*args, **kwargs)
-
-    return run
-
-
-def finish_db_work() -> None:
-    """Wait for the database threads' work in hand, close their database connections (kept
-    between calls when CONN_MAX_AGE > 0) and start a fresh pool (tests: no connection
-    outlives a test)."""
-    global _db_threads
-    old = _db_threads
-    _db_threads = ThreadPoolExecutor(max_workers=old._max_workers, thread_name_prefix="ludo-db")
-    # One closing call on every thread: each waits at the barrier until all have started.
-    barrier = threading.Barrier(old._max_workers)
-
-    def close_connections() -> None:
-        with contextlib.suppress(threading.BrokenBarrierError):
-            barrier.wait(timeout=10)
-        connections.close_all()
-
-    for _ in range(old._max_workers):
-        old.submit(close_connections)
-    old.shutdown(wait=True)
+# Database work runs on a pool of threads of its own (`games.live.dbthreads`).
+on_db_thread = dbthreads.on_db_thread
+finish_db_work = dbthreads.finish_db_work
 
 
 # ---------------------------------------------------------------------------- reads
@@ -425,9 +385,14 @@ class Room:
             )
             return
         try:
-            result = await on_db_thread(services.match_act)(
-                match_id=self.match_id, user=viewer.user, intent=intent
-            )
+            if owner.enabled():
+                # The room's owner plays it from memory (this process's writer, or another
+                # process's over the channel layer): issue 27.
+                result = await owner.desk().act(self.match_id, viewer.user, intent)
+            else:
+                result = await on_db_thread(services.match_act)(
+                    match_id=self.match_id, user=viewer.user, intent=intent
+                )
         except ServiceError as e:
             if e.code == "stale":
                 await self.answer_stale(viewer, e.message, repeated=False)
@@ -517,6 +482,9 @@ class Room:
         """
         v = int(event["v"])
         events = event.get("events", [])
+        if owner.enabled():
+            presence_news = any("seq" not in e for e in events)
+            owner.desk().heard(self.match_id, v, presence=presence_news)
         news = [e for e in events if "seq" not in e]
         if news:
             self.reads.clear()  # a read made before this news is out of date
@@ -672,6 +640,8 @@ class Hub:
         if self.rooms.get(room.match_id) is room:
             del self.rooms[room.match_id]
         await room.stop()
+        if owner.enabled() and room.match_id not in self.rooms:
+            await owner.desk().release(room.match_id)
 
     async def enter(self, viewer: Viewer, code: str) -> Room | None:
         """Find the room by its code and seat `viewer` there; None when there is none."""

@@ -4,6 +4,7 @@ the due deadline (`match_timeout`): a bot's step, a lone legal move, or a missed
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -78,19 +79,94 @@ def _earlier(match: Match, corner: int, action_id: str) -> ActionResult | None:
     )
 
 
+Body = Callable[[Change, Seat], None]
+
+
+def roll_body(*, action_id: str, bonus: str = "", face: int | None = None) -> Body:
+    """A roll applied to a change (Power: `bonus`, and `face` for Dice control)."""
+
+    def body(change: Change, seat: Seat) -> None:
+        if bonus and bonus not in STORED_BONUSES:
+            raise ServiceError("bad_request", f"There is no bonus {bonus!r}")
+        if bonus == "control":
+            if face is None or face not in range(1, 7):
+                raise ServiceError("bad_request", "Dice control needs a face from 1 to 6")
+            change.roll(seat, face=face, bonus=bonus, by="player", action_id=action_id)
+        elif face is not None:
+            raise ServiceError("bad_request", "Only Dice control chooses the face")
+        else:
+            change.dice_roll(seat, by="player", action_id=action_id, bonus=bonus)
+
+    return body
+
+
+def move_body(
+    *, action_id: str, pawn: int, pawn_corner: int | None = None, shield: bool = False
+) -> Body:
+    """A move of pawn `pawn` (of `pawn_corner`) applied to a change."""
+
+    def body(change: Change, seat: Seat) -> None:
+        state = change.state
+        assert state is not None
+        if state.phase != "move":
+            raise ServiceError("illegal", said(gettext_lazy("Roll the die first")))
+        owner = mover_of(state, seat.corner) if pawn_corner is None else int(pawn_corner)
+        if owner not in range(4) or int(pawn) not in range(4):
+            raise ServiceError("bad_request", "Pawns are 0 to 3 of corners 0 to 3")
+        chosen = next((m for m in state.legal if m.corner == owner and m.pawn == int(pawn)), None)
+        if chosen is None:
+            rows = state.pawns[owner]
+            frm = rows[int(pawn)] if rows else -1
+            chosen = EngineMove(owner, int(pawn), frm, frm + state.die)
+        change.move(seat, chosen, shield=bool(shield), by="player", action_id=action_id)
+
+    return body
+
+
+def held_action(
+    match: Match, now: datetime, user: Any, seq: int, action_id: str, body: Body
+) -> Change:
+    """A player's roll or move applied to a match its owner holds in memory
+    (`games.services.owned`): no read, no lock. The checks are the service's (seat, turn,
+    version, pause); anything that needs the database (a stale or repeated action id) raises
+    `ServiceError`, and the owner then runs the intent on the service's own path, which
+    reads. The change is not written here (the owner's writer commits it)."""
+    match.db_now = now
+    change, seat, earlier = _player_action(
+        match.pk, user, None, seq, action_id, held=match, answer_repeats=False
+    )
+    assert earlier is None
+    body(change, seat)
+    return change
+
+
 def _player_action(
-    match_id: int, user: Any, corner: int | None, seq: int, action_id: str, *, fast: bool = False
+    match_id: int,
+    user: Any,
+    corner: int | None,
+    seq: int,
+    action_id: str,
+    *,
+    fast: bool = False,
+    held: Match | None = None,
+    answer_repeats: bool = True,
 ) -> tuple[Change, Seat, ActionResult | None]:
-    """Lock (or, `fast`, read without a lock: `fenced.load`), find the seat, answer a
-    repeated action id, refuse a stale or out-of-turn one."""
+    """Lock (or, `fast`, read without a lock: `fenced.load`; or take the match its owner
+    `held` in memory), find the seat, answer a repeated action id, refuse a stale or
+    out-of-turn one."""
     action_id = _check_action_id(action_id)
-    if fast:
+    if held is not None:
+        match = held
+        change = fenced.begin_loaded(match)
+    elif fast:
         match = fenced.load(match_id)
         change = fenced.begin_loaded(match)
     else:
         match = lock_match(match_id)
         change = begin(match)
     seat = acting_seat(change, user, corner)
+    if seq != match.seq and not answer_repeats:
+        raise ServiceError("stale", "Not at the held version: the service's path decides")
     if seq != match.seq:
         # A retried action arrives with the seq it was made against: answer it as before.
         # (A repeated id with the current seq is caught by the unique constraint instead.)
@@ -186,18 +262,7 @@ def match_roll(
     """Roll the die for the seat to play. Power: `bonus` "double", "control" (then `face` is
     the chosen face) or "shield"."""
 
-    def body(change: Change, seat: Seat) -> None:
-        if bonus and bonus not in STORED_BONUSES:
-            raise ServiceError("bad_request", f"There is no bonus {bonus!r}")
-        if bonus == "control":
-            if face is None or face not in range(1, 7):
-                raise ServiceError("bad_request", "Dice control needs a face from 1 to 6")
-            change.roll(seat, face=face, bonus=bonus, by="player", action_id=action_id)
-        elif face is not None:
-            raise ServiceError("bad_request", "Only Dice control chooses the face")
-        else:
-            change.dice_roll(seat, by="player", action_id=action_id, bonus=bonus)
-
+    body = roll_body(action_id=action_id, bonus=bonus, face=face)
     return _act(body, match_id, user, corner, seq, action_id)
 
 
@@ -214,21 +279,7 @@ def match_move(
 ) -> ActionResult:
     """Move pawn `pawn` (of `pawn_corner`: the partner's in Pairs once one's own are home)."""
 
-    def body(change: Change, seat: Seat) -> None:
-        state = change.state
-        assert state is not None
-        if state.phase != "move":
-            raise ServiceError("illegal", said(gettext_lazy("Roll the die first")))
-        owner = mover_of(state, seat.corner) if pawn_corner is None else int(pawn_corner)
-        if owner not in range(4) or int(pawn) not in range(4):
-            raise ServiceError("bad_request", "Pawns are 0 to 3 of corners 0 to 3")
-        chosen = next((m for m in state.legal if m.corner == owner and m.pawn == int(pawn)), None)
-        if chosen is None:
-            rows = state.pawns[owner]
-            frm = rows[int(pawn)] if rows else -1
-            chosen = EngineMove(owner, int(pawn), frm, frm + state.die)
-        change.move(seat, chosen, shield=bool(shield), by="player", action_id=action_id)
-
+    body = move_body(action_id=action_id, pawn=pawn, pawn_corner=pawn_corner, shield=shield)
     return _act(body, match_id, user, corner, seq, action_id)
 
 
