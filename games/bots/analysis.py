@@ -199,4 +199,24 @@ def hint(state: State) -> tuple[Move, str, float]:
     if len(ranked) == 1:
         return best, f"{does} (the only move)", found[state.to_play]
     runner_up = ranked[1][0]
-    return best, f"{does}: {explain(state, runner_up, best)}", found[state.to_play]
+    return best, f"{does}: {_why_best(state, best, runner_up)}", found[state.to_play]
+
+
+def _why_best(state: State, best: Move, other: Move) -> str:
+    """Why `best` is the move to play rather than `other` (the next best), said before it is
+    played (`explain` says it after a worse move was)."""
+    after_best, _ = move(state, best)
+    after_other, _ = move(state, other)
+    left = threat(after_other, other.corner, other.to) if after_other.phase != "over" else 0
+    kept = threat(after_best, best.corner, best.to) if after_best.phase != "over" else 0
+    name, instead = pawn_name(state, best), pawn_name(state, other)
+    if best.captures and not other.captures:
+        return f"it captures {captured(state, best)}"
+    if best.home and not other.home:
+        return f"{name} goes home"
+    if left and not kept:
+        rivals = "a rival pawn" if left == 1 else f"{left} rival pawns"
+        return f"moving {instead} would leave it in reach of {rivals}"
+    if threat(state, best.corner, best.frm) and not kept:
+        return f"it takes {name} out of a rival's reach"
+    return f"it keeps better chances than moving {instead}"

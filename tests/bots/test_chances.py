@@ -11,6 +11,7 @@ from games.bots import BOTS
 from games.bots.analysis import analyse, hint
 from games.bots.calibrate import tables
 from games.bots.chances import chances, faces
+from games.bots.words import pawn_name
 from games.engine import legal_moves, move, new_game, roll, rules_from_name, setup
 
 
@@ -135,3 +136,27 @@ def test_hint_names_the_best_move_and_why() -> None:
     assert best.captures, best
     assert "captur" in why
     assert 0.0 < chance < 1.0
+
+
+def test_the_hint_never_offers_the_best_pawn_as_its_own_alternative() -> None:
+    """The Hint says why its move beats the next best, before it is played: over random
+    positions of a game between bots it never says "moving pawn 2 instead" of pawn 2, and it
+    names the pawn it compares with."""
+    rules = rules_from_name("classic")
+    bot = BOTS["medium"]
+    rng = random.Random(5)
+    state = new_game(rules, 4, first=rules.seats_for(4)[0])
+    hinted = 0
+    while state.phase != "over" and hinted < 60:
+        state, _ = roll(state, rng.randint(1, 6))
+        if state.phase != "move" or not legal_moves(state):
+            continue
+        if len(state.legal) > 1:
+            best, why, _ = hint(state)
+            assert "instead" not in why, why
+            assert f"than moving {pawn_name(state, best)}" not in why, why
+            assert f"moving {pawn_name(state, best)} would" not in why, why
+            hinted += 1
+        chosen, _ = bot.choose(state, rng)
+        state, _ = move(state, chosen)
+    assert hinted >= 20
