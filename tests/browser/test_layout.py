@@ -72,7 +72,7 @@ arena = events.create(name="Evening arena", kind="arena", queue="duel", starts_a
     minutes=30)
 swiss = events.create(name="Sunday Swiss", kind="swiss", queue="duel", starts_at=start,
     minutes=10, rounds=3)
-for u in (ann, bob, carl):
+for u in (ann, bob):  # carl is suspended from ranked play: no entry
     events.join(code=swiss.code, user=u)
 print(match.code, match.get_status_display(), case.pk, ann.pk, banned.pk,
     banned.appeal_moderator.username, arena.code, swiss.code)
