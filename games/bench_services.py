@@ -354,6 +354,7 @@ def _owned(rooms: int, host: Any, relay: RoundTrips, rng: Any) -> None:
     (`games.services.owned.Owner`): every round, one action of each active room, committed in
     one batch. Prints per action: database round trips, this process's CPU and the PostgreSQL
     backends' CPU."""
+    # Django is set up by main() before this runs: the site's modules are imported here.
     from django.db import connection
 
     from games import services

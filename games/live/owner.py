@@ -47,6 +47,7 @@ from games.live.dbthreads import on_db_thread
 from games.live.wire import Intent
 from games.match.errors import ServiceError
 from games.services import owned
+from games.services.intents import match_act
 from games.services.kernel import ActionResult
 
 log = logging.getLogger(__name__)
@@ -277,8 +278,6 @@ class Desk:
                 fresh = True
 
     async def _service(self, match_id: int, user: Any, intent: Intent) -> ActionResult | None:
-        from games.services.intents import match_act
-
         result = await on_db_thread(match_act)(match_id=match_id, user=user, intent=intent)
         self.owner.drop(match_id)
         return result

@@ -127,7 +127,7 @@ def test_the_process_owning_live_rooms_killed_mid_match(tmp_path: Path) -> None:
     try:
         with Stack(
             database, redis.url, tmp_path / "stack", workers=2, name="owner", setup=SETUP,
-            env={"LUDO_BOT_DELAY": "0.2"},
+            env={"LUDO_BOT_DELAY": "0.2", "LUDO_OWNED_ROOMS": "1"},
         ) as stack:  # fmt: skip
             rooms = json.loads(stack.printed.split("ROOMS", 1)[1])
             base = stack.urls[0]

@@ -46,6 +46,7 @@ def intent(snap: dict[str, Any], n: int) -> dict[str, Any]:
 
 @pytest.fixture(autouse=True)
 def _quick(settings: Any) -> None:
+    settings.LUDO_OWNED_ROOMS = True  # off by default (ludo_site/settings.py)
     settings.LUDO_PASS_PAUSE = 0.0
     settings.LUDO_WS_RATE, settings.LUDO_WS_BURST = 1000.0, 1000  # a test plays fast
 

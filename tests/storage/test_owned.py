@@ -34,6 +34,7 @@ FIELDS = ["snapshot", "seq", "turn_seq", "turn_deadline", "pause_until", "revisi
 
 @pytest.fixture(autouse=True)
 def _no_pause(settings: Any) -> None:
+    settings.LUDO_OWNED_ROOMS = True  # off by default (ludo_site/settings.py)
     settings.LUDO_PASS_PAUSE = 0.0
 
 
