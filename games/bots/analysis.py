@@ -32,13 +32,15 @@ def _side(state: State, corner: int) -> int:
     return corner
 
 
+def _reach_after(state: State, chosen: Move) -> int:
+    """How many rival pawns can reach the moved pawn once `chosen` is played."""
+    after, _ = move(state, chosen)
+    return threat(after, chosen.corner, chosen.to) if after.phase != "over" else 0
+
+
 def explain(state: State, played: Move, better: Move) -> str:
     """Why `better` beats `played`, in words, from what changes on the board."""
-    after_played, _ = move(state, played)
-    after_better, _ = move(state, better)
-    me = played.corner
-    left = threat(after_played, me, played.to) if after_played.phase != "over" else 0
-    kept = threat(after_better, better.corner, better.to) if after_better.phase != "over" else 0
+    left, kept = _reach_after(state, played), _reach_after(state, better)
     name = pawn_name(state, better)
     if better.captures and not played.captures:
         return f"{name} could have captured {captured(state, better)}"
@@ -205,10 +207,7 @@ def hint(state: State) -> tuple[Move, str, float]:
 def _why_best(state: State, best: Move, other: Move) -> str:
     """Why `best` is the move to play rather than `other` (the next best), said before it is
     played (`explain` says it after a worse move was)."""
-    after_best, _ = move(state, best)
-    after_other, _ = move(state, other)
-    left = threat(after_other, other.corner, other.to) if after_other.phase != "over" else 0
-    kept = threat(after_best, best.corner, best.to) if after_best.phase != "over" else 0
+    left, kept = _reach_after(state, other), _reach_after(state, best)
     name, instead = pawn_name(state, best), pawn_name(state, other)
     if best.captures and not other.captures:
         return f"it captures {captured(state, best)}"
