@@ -69,6 +69,8 @@ async def test_a_rooms_actions_are_played_from_the_owners_memory(alice: User, bo
     done = 0
     for n in range(30):
         snap = max(snaps.values(), key=lambda s: s["v"])
+        # The seat to play's own view: its legal moves (the other seat's may not list them).
+        snap = snaps.get(snap["to_play"], snap)
         if snap["status"] != "active" or not (snap["phase"] == "roll" or snap["legal"]):
             break
         to_play = snap["to_play"]
