@@ -136,25 +136,30 @@ class Owner:
                 self._service(job)
         return jobs
 
+    def _held_for(self, job: Job) -> Held | None:
+        """The job's match as held (read once if not), or None with the job's error set: a
+        match that cannot be read is the service's to answer."""
+        try:
+            return self.hold(job.match_id)
+        except (ServiceError, DatabaseError) as e:
+            job.error, job.path = e, "service"
+            return None
+
     def _apply(self, job: Job) -> Change | None:
         """The job's change applied to the held match, or None: the service decides it."""
         intent = job.intent
         if intent.t not in ("roll", "move") or intent.v is None:
             return None
-        try:
-            held = self.hold(job.match_id)
-        except (ServiceError, DatabaseError) as e:
-            job.error, job.path = e, "service"
+        held = self._held_for(job)
+        if held is None:
             return None
         match = held.match
         if intent.v > match.seq:
             # The client saw a change this copy did not make (a Celery timeout, another
             # writer): read the match again.
             self.drop(job.match_id)
-            try:
-                held = self.hold(job.match_id)
-            except (ServiceError, DatabaseError) as e:
-                job.error, job.path = e, "service"
+            held = self._held_for(job)
+            if held is None:
                 return None
             match = held.match
         if match.status != Status.ACTIVE or intent.v != match.seq:
