@@ -76,7 +76,8 @@ def test_the_api_answers_a_refusal_with_code_english_message_and_text(client: Cl
     body = response.json()
     assert body["code"] and body["message"]
     guest = Client()
-    made = guest.post("/play/computer/", {"ruleset": "classic", "players": "2"})
+    # Family: Red (the guest's corner) always starts; classic draws who starts.
+    made = guest.post("/play/computer/", {"ruleset": "family", "players": "2"})
     code = made["Location"].strip("/").split("/")[-1]
     match = Match.objects.get(code=code)
     seq = match.seq

@@ -118,7 +118,9 @@ def test_the_production_commands_start_from_requirements_txt_alone(tmp_path: Pat
                         start_new_session=True,
                     )  # fmt: skip
                 )
-        wait_for_text(logs["uvicorn"], "Application startup complete", procs[0], 120)
+        # uvicorn says "Application startup complete" before it binds its socket, and "Uvicorn
+        # running on" after: wait for the second.
+        wait_for_text(logs["uvicorn"], "Uvicorn running on", procs[0], 120)
         assert port_open(port)
         base = f"http://127.0.0.1:{port}"
         with urllib.request.urlopen(base + "/healthz", timeout=30) as response:
