@@ -159,7 +159,10 @@ def test_metrics_count_rooms_actions_and_responses(client: Client, settings: Any
     assert value(after, "ludo_http_responses_total", code="200") > value(
         before, "ludo_http_responses_total", code="200"
     )
-    assert value(after, "ludo_http_responses_total", code="403") >= 0
+    refused = value(after, "ludo_http_responses_total", code="403")
+    assert client.get("/metrics").status_code == 403  # no token: refused, and counted
+    again = client.get("/metrics", headers=auth).content.decode()
+    assert value(again, "ludo_http_responses_total", code="403") == refused + 1
     for name in ("ludo_clock_due_deadlines", "ludo_clock_lag_seconds", "ludo_sockets_open"):
         assert f"\n{name} " in after or after.startswith(f"{name} "), name
 
