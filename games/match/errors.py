@@ -3,7 +3,8 @@
 The wire and the JSON API carry the code and the English ``message`` (outside clients read
 them), and ``text``: the same in the reader's language (issue 29). A service marks its message
 for translation (``said(gettext_lazy("Roll the die first"))``, or with data,
-``said(gettext_lazy("Corner %(corner)s has no seat"), corner=2)``); a message left plain is told in
+``said(gettext_lazy("Corner %(corner)s has no seat"), corner=2)``, or a plural one,
+``said(ngettext_lazy("%(n)s day", "%(n)s days", "n"), n=3)``); a message left plain is told in
 the reader's language by its code's sentence (`TEXTS`)."""
 
 from __future__ import annotations
@@ -79,7 +80,9 @@ class _Said(Promise):
         self.params = params
 
     def __str__(self) -> str:
-        return str(self.said) % self.params if self.params else str(self.said)
+        # `%` on the lazy message itself: an ``ngettext_lazy`` one picks its plural form from
+        # the data it names.
+        return str(self.said % self.params) if self.params else str(self.said)
 
 
 def said(message: str | Promise, **params: Any) -> Promise:
