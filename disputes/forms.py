@@ -6,6 +6,8 @@ from typing import Any
 
 from django import forms
 from django.core.validators import MaxValueValidator
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from .models import DisputeStatus, Reason
 from .services import DECISION_MAX, NOTE_MAX, TEXT_MAX
@@ -13,15 +15,15 @@ from .services import DECISION_MAX, NOTE_MAX, TEXT_MAX
 
 class OpenForm(forms.Form):
     reason = forms.ChoiceField(
-        choices=Reason.choices, widget=forms.RadioSelect, label="What went wrong"
+        choices=Reason.choices, widget=forms.RadioSelect, label=_("What went wrong")
     )
     text = forms.CharField(
-        label="Tell us what happened",
+        label=_("Tell us what happened"),
         max_length=TEXT_MAX,
         widget=forms.Textarea(attrs={"rows": 5}),
     )
     turn = forms.IntegerField(
-        label="Turn it is about (optional)",
+        label=_("Turn it is about (optional)"),
         required=False,
         min_value=1,
         widget=forms.NumberInput(attrs={"inputmode": "numeric"}),
@@ -33,44 +35,53 @@ class OpenForm(forms.Form):
         field.max_value = max(turns, 1)
         field.validators.append(MaxValueValidator(max(turns, 1)))
         field.widget.attrs["max"] = str(max(turns, 1))
-        field.help_text = f"The match had {turns} turns; the replay shows each turn's number."
+        field.help_text = ngettext(
+            "The match had %(turns)s turn; the replay shows each turn's number.",
+            "The match had %(turns)s turns; the replay shows each turn's number.",
+            turns,
+        ) % {"turns": turns}
 
 
 class SettleForm(forms.Form):
     outcome = forms.ChoiceField(
         choices=[
-            ("uphold", "Uphold: void the match (results cleared, ratings recomputed without it)"),
-            ("protect", "Uphold in part: the match no longer moves the filing player's rating"),
-            ("reject", "Reject"),
-            ("duplicate", "Close as a duplicate"),
+            (
+                "uphold",
+                _("Uphold: void the match (results cleared, ratings recomputed without it)"),
+            ),
+            ("protect", _("Uphold in part: the match no longer moves the filing player's rating")),
+            ("reject", _("Reject")),
+            ("duplicate", _("Close as a duplicate")),
         ],
         widget=forms.RadioSelect,
-        label="Outcome",
+        label=_("Outcome"),
     )
     reason = forms.CharField(
-        label="Message to the player (neutral; on a void the public reads only "
-        "\u201cvoided by a moderator\u201d)",
+        label=_(
+            "Message to the player (neutral; on a void the public reads only "
+            "“voided by a moderator”)"
+        ),
         max_length=DECISION_MAX,
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
     )
     note = forms.CharField(
-        label="Internal note (moderators only)",
+        label=_("Internal note (moderators only)"),
         max_length=NOTE_MAX,
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
     )
     duplicate_of = forms.IntegerField(
-        label="Duplicate of dispute (number)",
+        label=_("Duplicate of dispute (number)"),
         required=False,
         min_value=1,
-        help_text="Left empty on a void match: the dispute that voided it.",
+        help_text=_("Left empty on a void match: the dispute that voided it."),
     )
 
 
 class NoteForm(forms.Form):
     text = forms.CharField(
-        label="Internal note (moderators only)",
+        label=_("Internal note (moderators only)"),
         max_length=NOTE_MAX,
         widget=forms.Textarea(attrs={"rows": 3}),
     )
@@ -78,7 +89,7 @@ class NoteForm(forms.Form):
 
 class AskForm(forms.Form):
     question = forms.CharField(
-        label="Question to the player (they answer on their dispute's page)",
+        label=_("Question to the player (they answer on their dispute's page)"),
         max_length=TEXT_MAX,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
@@ -86,38 +97,38 @@ class AskForm(forms.Form):
 
 class AnswerForm(forms.Form):
     text = forms.CharField(
-        label="Your answer", max_length=TEXT_MAX, widget=forms.Textarea(attrs={"rows": 4})
+        label=_("Your answer"), max_length=TEXT_MAX, widget=forms.Textarea(attrs={"rows": 4})
     )
 
 
 class AppealForm(forms.Form):
     text = forms.CharField(
-        label="Why the decision is wrong",
+        label=_("Why the decision is wrong"),
         max_length=TEXT_MAX,
         widget=forms.Textarea(attrs={"rows": 4}),
     )
 
 
 AGES = [
-    ("", "Any age"),
-    ("1", "Older than 1 day"),
-    ("3", "Older than 3 days"),
-    ("7", "Older than 7 days"),
+    ("", _("Any age")),
+    ("1", _("Older than 1 day")),
+    ("3", _("Older than 3 days")),
+    ("7", _("Older than 7 days")),
 ]
 
 
 class QueueFilter(forms.Form):
     status = forms.ChoiceField(
         choices=[
-            ("open", "Open"),
+            ("open", _("Open")),
             *[(s, label) for s, label in DisputeStatus.choices if s != "open"],
-            ("all", "All"),
+            ("all", _("All")),
         ],
         required=False,
     )
-    reason = forms.ChoiceField(choices=[("", "Any reason"), *Reason.choices], required=False)
+    reason = forms.ChoiceField(choices=[("", _("Any reason")), *Reason.choices], required=False)
     age = forms.ChoiceField(choices=AGES, required=False)
     who = forms.ChoiceField(
-        choices=[("", "Anyone's"), ("mine", "Mine"), ("unassigned", "Unassigned")],
+        choices=[("", _("Anyone's")), ("mine", _("Mine")), ("unassigned", _("Unassigned"))],
         required=False,
     )

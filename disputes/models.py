@@ -14,23 +14,24 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 MODERATORS = "moderators"  # the group whose staff members review disputes
 
 
 class Reason(models.TextChoices):
-    DICE = "dice", "The dice"
-    TIMER = "timer", "A disconnect or the turn timer"
-    BEHAVIOUR = "behaviour", "An opponent's behaviour"
-    OTHER = "other", "Something else"
+    DICE = "dice", _("The dice")
+    TIMER = "timer", _("A disconnect or the turn timer")
+    BEHAVIOUR = "behaviour", _("An opponent's behaviour")
+    OTHER = "other", _("Something else")
 
 
 class DisputeStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    UPHELD = "upheld", "Upheld: the match was voided"
-    PROTECTED = "protected", "Upheld: the player's rating was protected"
-    REJECTED = "rejected", "Rejected"
-    DUPLICATE = "duplicate", "Closed as a duplicate"
+    OPEN = "open", _("Open")
+    UPHELD = "upheld", _("Upheld: the match was voided")
+    PROTECTED = "protected", _("Upheld: the player's rating was protected")
+    REJECTED = "rejected", _("Rejected")
+    DUPLICATE = "duplicate", _("Closed as a duplicate")
 
 
 class Dispute(models.Model):
@@ -110,10 +111,10 @@ class Dispute(models.Model):
 
 
 class EntryKind(models.TextChoices):
-    NOTE = "note", "Internal note"  # moderators only
-    EVENT = "event", "Case event"  # moderators only: claimed, assigned, proposed, ...
-    QUESTION = "question", "Question to the player"  # the player reads it
-    ANSWER = "answer", "The player's answer"
+    NOTE = "note", _("Internal note")  # moderators only
+    EVENT = "event", _("Case event")  # moderators only: claimed, assigned, proposed, ...
+    QUESTION = "question", _("Question to the player")  # the player reads it
+    ANSWER = "answer", _("The player's answer")
 
 
 PLAYER_KINDS = (EntryKind.QUESTION, EntryKind.ANSWER)  # what the player's page shows

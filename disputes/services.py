@@ -21,12 +21,16 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.utils.functional import Promise
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games import services as games
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.models import Match, Mode, Seat, Status
 
 from .addresses import addresses_of
@@ -64,9 +68,14 @@ CODES = frozenset(
 
 
 class DisputeError(ServiceError):
-    """A refused dispute action. Nothing was written; ``code`` is one of `CODES`."""
+    """A refused dispute action. Nothing was written; ``code`` is one of `CODES`. Its
+    message is marked (``said(gettext_lazy(...))``): `message` stays English, the pages show
+    `text()`, in the reader's language (issue 29)."""
 
     codes = CODES
+
+
+_SETTLED = said(_("This dispute is settled already."))
 
 
 def window_days() -> int:
@@ -117,14 +126,25 @@ def disputable(match: Match, user: Any, *, now: Any = None) -> str | None:
     return None
 
 
-MESSAGES = {
-    "not_a_player": "Only a player of this match can open a dispute about it.",
-    "not_finished": "A dispute can be opened once the match has finished.",
-    "window_closed": "Disputes close {days} days after the match ends; this one is closed.",
-    "already_open": "You already have an open dispute about this match.",
-    "refiled": "You disputed this match already. You can appeal that decision once, from "
-    "your dispute's page.",
+MESSAGES: dict[str, Promise] = {
+    "not_a_player": _("Only a player of this match can open a dispute about it."),
+    "not_finished": _("A dispute can be opened once the match has finished."),
+    "window_closed": ngettext_lazy(
+        "Disputes close %(days)s day after the match ends; this one is closed.",
+        "Disputes close %(days)s days after the match ends; this one is closed.",
+        "days",
+    ),
+    "already_open": _("You already have an open dispute about this match."),
+    "refiled": _(
+        "You disputed this match already. You can appeal that decision once, from "
+        "your dispute's page."
+    ),
 }
+
+
+def refusal(why: str) -> Promise:
+    """Why a dispute cannot be opened (a `disputable` code), read in each reader's language."""
+    return said(MESSAGES[why], days=window_days())
 
 
 def dispute_open(
@@ -139,24 +159,31 @@ def dispute_open(
     """Open a dispute on a finished match `user` played, within the window, if they have not
     disputed it already (`filings_per_match`; then they appeal instead)."""
     if reason not in Reason.values:
-        raise DisputeError("bad_request", f"Pick a reason from the list (not {reason!r}).")
+        raise DisputeError(
+            "bad_request",
+            said(_("Pick a reason from the list (not %(reason)s)."), reason=repr(reason)),
+        )
     text = str(text or "").strip()
     if not text:
-        raise DisputeError("bad_request", "Say what went wrong.")
+        raise DisputeError("bad_request", said(_("Say what went wrong.")))
     if len(text) > TEXT_MAX:
-        raise DisputeError("bad_request", f"Keep it under {TEXT_MAX} characters.")
+        raise DisputeError("bad_request", _too_long(TEXT_MAX))
     with transaction.atomic():
         match = Match.objects.select_for_update().filter(pk=match_id).first()
         if match is None:
-            raise DisputeError("not_found", "There is no such match.")
+            raise DisputeError("not_found", said(_("There is no such match.")))
         if turn is not None and not 1 <= int(turn) <= max(match.turn_seq, 1):
             raise DisputeError(
-                "bad_request", f"The match has turns 1 to {match.turn_seq}; pick one of them."
+                "bad_request",
+                said(
+                    _("The match has turns 1 to %(turns)s; pick one of them."),
+                    turns=match.turn_seq,
+                ),
             )
         now = db_now()
         why = disputable(match, user, now=now)
         if why is not None:
-            raise DisputeError(why, MESSAGES[why].format(days=window_days()))
+            raise DisputeError(why, refusal(why))
         try:
             with transaction.atomic():
                 dispute = Dispute.objects.create(
@@ -168,7 +195,7 @@ def dispute_open(
                     opened_at=now,
                 )
         except IntegrityError:  # a second request raced this one
-            raise DisputeError("already_open", MESSAGES["already_open"]) from None
+            raise DisputeError("already_open", refusal("already_open")) from None
         audit.record(
             action=actions.DISPUTE_OPENED,
             actor=user,
@@ -194,32 +221,38 @@ class Conflicts:
         self.mine = set(addresses_of(moderator.pk))
         self.theirs: dict[int, set[str]] = {}
 
-    def of(self, dispute: Dispute) -> list[str]:
-        """Why the moderator must not handle `dispute` (empty: they may), in sentences."""
+    def of(self, dispute: Dispute) -> list[Promise]:
+        """Why the moderator must not handle `dispute` (empty: they may), in sentences (each
+        read in the reader's language)."""
         moderator, why = self.moderator, []
         if dispute.match_id in self.played:
-            why.append("You played in this match.")
+            why.append(_("You played in this match."))
         if dispute.player_id == moderator.pk:
-            why.append("You filed this dispute.")
+            why.append(_("You filed this dispute."))
         else:
             if dispute.player_id not in self.theirs:
                 self.theirs[dispute.player_id] = set(addresses_of(dispute.player_id))
             if self.mine & self.theirs[dispute.player_id]:
-                why.append("The player who filed it was seen at one of your addresses.")
+                why.append(_("The player who filed it was seen at one of your addresses."))
         original = dispute.appeal_of
         if original is not None and moderator.pk in (
             original.settled_by_id,
             original.proposed_by_id,
         ):
-            why.append("This appeal contests your own decision.")
+            why.append(_("This appeal contests your own decision."))
         return why
 
 
-def conflicts(dispute: Dispute, moderator: Any) -> list[str]:
+def conflicts(dispute: Dispute, moderator: Any) -> list[Promise]:
     """Why `moderator` must not handle `dispute` (empty: they may). Each reason is a sentence."""
     if moderator is None or not getattr(moderator, "is_authenticated", False):
-        return ["Nobody is signed in."]
+        return [_("Nobody is signed in.")]
     return Conflicts(moderator).of(dispute)
+
+
+def _sentences(why: list[Promise]) -> Promise:
+    """The reasons one after the other, read in the reader's language when shown."""
+    return format_lazy(" ".join("{}" for _w in why), *why)
 
 
 def moderators() -> list[Any]:
@@ -233,12 +266,14 @@ def assignable(dispute: Dispute) -> list[Any]:
     return [m for m in moderators() if not conflicts(dispute, m)]
 
 
-def _check_moderator(dispute: Dispute, moderator: Any, doing: str) -> None:
+def _check_moderator(dispute: Dispute, moderator: Any, refused: Promise) -> None:
+    """Refuse a step to a non-moderator, or to a moderator with a conflict of interest
+    (`refused`: "You cannot settle this dispute: %(why)s", the step named in a whole sentence)."""
     if not is_moderator(moderator):
-        raise DisputeError("forbidden", "Only moderators handle disputes.")
+        raise DisputeError("forbidden", said(_("Only moderators handle disputes.")))
     why = conflicts(dispute, moderator)
     if why:
-        raise DisputeError("conflict", f"You cannot {doing} this dispute: {' '.join(why)}")
+        raise DisputeError("conflict", said(refused, why=_sentences(why)))
 
 
 def _locked(dispute_id: int) -> Dispute:
@@ -249,7 +284,7 @@ def _locked(dispute_id: int) -> Dispute:
         .first()
     )
     if dispute is None:
-        raise DisputeError("not_found", "There is no such dispute.")
+        raise DisputeError("not_found", said(_("There is no such dispute.")))
     return dispute
 
 
@@ -259,12 +294,16 @@ def _entry(dispute: Dispute, author: Any, kind: str, text: str) -> CaseEntry:
     )
 
 
-def _text(value: Any, limit: int, missing: str) -> str:
+def _too_long(limit: int) -> Promise:
+    return said(_("Keep it under %(limit)s characters."), limit=limit)
+
+
+def _text(value: Any, limit: int, missing: Promise) -> str:
     value = str(value or "").strip()
     if not value:
-        raise DisputeError("bad_request", missing)
+        raise DisputeError("bad_request", said(missing))
     if len(value) > limit:
-        raise DisputeError("bad_request", f"Keep it under {limit} characters.")
+        raise DisputeError("bad_request", _too_long(limit))
     return value
 
 
@@ -278,17 +317,24 @@ def dispute_assign(
     moderator. Neither may have a conflict of interest."""
     with transaction.atomic():
         dispute = _locked(dispute_id)
-        _check_moderator(dispute, moderator, "assign")
+        _check_moderator(dispute, moderator, _("You cannot assign this dispute: %(why)s"))
         target = moderator if assignee is None else assignee
         if not dispute.is_open:
-            raise DisputeError("already_settled", "This dispute is settled already.")
+            raise DisputeError("already_settled", _SETTLED)
         if target.pk != moderator.pk:
             if not is_moderator(target):
-                raise DisputeError("bad_request", f"{target} is not a moderator.")
+                raise DisputeError(
+                    "bad_request", said(_("%(name)s is not a moderator."), name=str(target))
+                )
             why = conflicts(dispute, target)
             if why:
                 raise DisputeError(
-                    "conflict", f"{target} cannot take this dispute: {' '.join(why)}"
+                    "conflict",
+                    said(
+                        _("%(name)s cannot take this dispute: %(why)s"),
+                        name=str(target),
+                        why=_sentences(why),
+                    ),
                 )
         before = dispute.assignee
         dispute.assignee = target
@@ -307,10 +353,10 @@ def dispute_assign(
 
 def dispute_note(*, dispute_id: int, moderator: Any, text: str, ip: str | None = None) -> CaseEntry:
     """An internal note on the case: moderators read it, the players and the public never."""
-    text = _text(text, NOTE_MAX, "Write the note.")
+    text = _text(text, NOTE_MAX, _("Write the note."))
     with transaction.atomic():
         dispute = _locked(dispute_id)
-        _check_moderator(dispute, moderator, "note on")
+        _check_moderator(dispute, moderator, _("You cannot note on this dispute: %(why)s"))
         entry = _entry(dispute, moderator, EntryKind.NOTE, text)
         audit.record(
             action=actions.DISPUTE_NOTED,
@@ -326,12 +372,12 @@ def dispute_ask(
     *, dispute_id: int, moderator: Any, question: str, ip: str | None = None
 ) -> CaseEntry:
     """Ask the player for more information; they answer on their dispute's page."""
-    question = _text(question, TEXT_MAX, "Write the question.")
+    question = _text(question, TEXT_MAX, _("Write the question."))
     with transaction.atomic():
         dispute = _locked(dispute_id)
-        _check_moderator(dispute, moderator, "ask about")
+        _check_moderator(dispute, moderator, _("You cannot ask about this dispute: %(why)s"))
         if not dispute.is_open:
-            raise DisputeError("already_settled", "This dispute is settled already.")
+            raise DisputeError("already_settled", _SETTLED)
         entry = _entry(dispute, moderator, EntryKind.QUESTION, question)
         dispute.seen = False  # news for the player: the nav says "new"
         dispute.save(update_fields=["seen"])
@@ -357,15 +403,17 @@ def open_question(dispute: Dispute) -> CaseEntry | None:
 
 def dispute_answer(*, dispute_id: int, user: Any, text: str, ip: str | None = None) -> CaseEntry:
     """The player answers the moderators' open question."""
-    text = _text(text, TEXT_MAX, "Write your answer.")
+    text = _text(text, TEXT_MAX, _("Write your answer."))
     with transaction.atomic():
         dispute = _locked(dispute_id)
         if dispute.player_id != getattr(user, "pk", None):
-            raise DisputeError("not_found", "There is no such dispute.")
+            raise DisputeError("not_found", said(_("There is no such dispute.")))
         if not dispute.is_open:
-            raise DisputeError("already_settled", "This dispute is settled already.")
+            raise DisputeError("already_settled", _SETTLED)
         if open_question(dispute) is None:
-            raise DisputeError("no_question", "The moderators have no open question for you.")
+            raise DisputeError(
+                "no_question", said(_("The moderators have no open question for you."))
+            )
         entry = _entry(dispute, user, EntryKind.ANSWER, text)
         audit.record(
             action=actions.DISPUTE_INFO_GIVEN,
@@ -396,24 +444,35 @@ def appealable(dispute: Dispute, user: Any, *, now: Any = None) -> str | None:
     return None
 
 
-APPEAL_MESSAGES = {
-    "not_found": "There is no such dispute.",
-    "not_appealable": "This decision cannot be appealed: an appeal's decision is final, a "
-    "duplicate is settled by the dispute it repeats, and appeals close {days} days after the "
-    "decision.",
-    "already_appealed": "You appealed this decision already: each decision can be appealed once.",
+APPEAL_MESSAGES: dict[str, Promise] = {
+    "not_found": _("There is no such dispute."),
+    "not_appealable": ngettext_lazy(
+        "This decision cannot be appealed: an appeal's decision is final, a duplicate is "
+        "settled by the dispute it repeats, and appeals close %(days)s day after the decision.",
+        "This decision cannot be appealed: an appeal's decision is final, a duplicate is "
+        "settled by the dispute it repeats, and appeals close %(days)s days after the decision.",
+        "days",
+    ),
+    "already_appealed": _(
+        "You appealed this decision already: each decision can be appealed once."
+    ),
 }
+
+
+def appeal_refusal(why: str) -> Promise:
+    """Why a decision cannot be appealed (an `appealable` code), in the reader's language."""
+    return said(APPEAL_MESSAGES[why], days=appeal_days())
 
 
 def dispute_appeal(*, dispute_id: int, user: Any, text: str, ip: str | None = None) -> Dispute:
     """Appeal a decision, once. The appeal is a new dispute marked as such, assigned to a
     moderator other than the one who decided (the one with the fewest open cases)."""
-    text = _text(text, TEXT_MAX, "Say why the decision is wrong.")
+    text = _text(text, TEXT_MAX, _("Say why the decision is wrong."))
     with transaction.atomic():
         original = _locked(dispute_id)
         why = appealable(original, user)
         if why is not None:
-            raise DisputeError(why, APPEAL_MESSAGES[why].format(days=appeal_days()))
+            raise DisputeError(why, appeal_refusal(why))
         try:
             with transaction.atomic():
                 appeal = Dispute.objects.create(
@@ -426,7 +485,7 @@ def dispute_appeal(*, dispute_id: int, user: Any, text: str, ip: str | None = No
                     appeal_of=original,
                 )
         except IntegrityError:  # a second request raced this one
-            raise DisputeError("already_appealed", APPEAL_MESSAGES["already_appealed"]) from None
+            raise DisputeError("already_appealed", appeal_refusal("already_appealed")) from None
         free = assignable(appeal)
         if free:
             load = {
@@ -546,27 +605,42 @@ def dispute_settle(
     if outcome is None:
         outcome = "uphold" if uphold else "reject"
     if outcome not in OUTCOMES:
-        raise DisputeError("bad_request", f"Pick an outcome from {', '.join(OUTCOMES)}.")
+        raise DisputeError(
+            "bad_request",
+            said(_("Pick an outcome from %(outcomes)s."), outcomes=", ".join(OUTCOMES)),
+        )
     if not is_moderator(moderator):
-        raise DisputeError("forbidden", "Only moderators settle disputes.")
+        raise DisputeError("forbidden", said(_("Only moderators settle disputes.")))
     message = str(reason or "").strip()
     if not message and outcome != "duplicate":
-        raise DisputeError("bad_request", "Write the message to the player.")
+        raise DisputeError("bad_request", said(_("Write the message to the player.")))
     if len(message) > DECISION_MAX:
-        raise DisputeError("bad_request", f"Keep the message under {DECISION_MAX} characters.")
+        raise DisputeError(
+            "bad_request",
+            said(_("Keep the message under %(limit)s characters."), limit=DECISION_MAX),
+        )
     note = str(note or "").strip()
     with transaction.atomic():
         dispute = _locked(dispute_id)
         if not dispute.is_open:
             raise DisputeError(
-                "already_settled", f"This dispute was settled already ({dispute.status})."
+                "already_settled",
+                said(
+                    _("This dispute was settled already (%(status)s)."),
+                    status=dispute.status,
+                ),
             )
-        _check_moderator(dispute, moderator, "settle")
+        _check_moderator(dispute, moderator, _("You cannot settle this dispute: %(why)s"))
         if dispute.awaiting_approval:
             raise DisputeError(
                 "needs_approval",
-                f"{dispute.proposed_by} proposed voiding this match: a second moderator "
-                "approves or refuses the proposal first.",
+                said(
+                    _(
+                        "%(name)s proposed voiding this match: a second moderator approves or "
+                        "refuses the proposal first."
+                    ),
+                    name=str(dispute.proposed_by),
+                ),
             )
         match = Match.objects.select_for_update().get(pk=dispute.match_id)
         dispute.match = match
@@ -587,7 +661,7 @@ def dispute_settle(
                 )
             except ServiceError as e:
                 code = e.code if e.code in CODES else "bad_request"
-                raise DisputeError(code, e.message) from e
+                raise DisputeError(code, e.said) from e
             _close(dispute, moderator, DisputeStatus.PROTECTED, message, ip, {"voided": False})
         else:
             _close(
@@ -608,11 +682,13 @@ def _settle_duplicate(
     if duplicate_of is None:
         original = voided_by(match)
         if original is None:
-            raise DisputeError("bad_request", "Say which dispute this one repeats.")
+            raise DisputeError("bad_request", said(_("Say which dispute this one repeats.")))
     else:
         original = Dispute.objects.filter(pk=duplicate_of, match=match).first()
         if original is None or original.pk == dispute.pk:
-            raise DisputeError("bad_request", "A duplicate repeats another dispute on this match.")
+            raise DisputeError(
+                "bad_request", said(_("A duplicate repeats another dispute on this match."))
+            )
     if not message:
         message = f"This is settled by dispute {original.pk}: " + (
             "the match is void already."
@@ -634,10 +710,17 @@ def _uphold(dispute: Dispute, moderator: Any, message: str, ip: str | None) -> N
     match = dispute.match
     if match.status == Status.VOID:
         by = voided_by(match)
-        where = f" by dispute {by.pk}" if by is not None else ""
         raise DisputeError(
             "already_void",
-            f"The match is already void{where}: close this dispute as a duplicate.",
+            said(_("The match is already void: close this dispute as a duplicate."))
+            if by is None
+            else said(
+                _(
+                    "The match is already void by dispute %(dispute)s: close this dispute as "
+                    "a duplicate."
+                ),
+                dispute=by.pk,
+            ),
         )
     if void_needs_approval(match):
         dispute.proposed_by = moderator
@@ -674,7 +757,7 @@ def _void_and_close(
             ip=ip,
         )
     except ServiceError as e:
-        raise DisputeError("not_finished", e.message) from e
+        raise DisputeError("not_finished", e.said) from e
     extra: dict[str, Any] = {"voided": True}
     if approved_by is not None:
         extra["proposed_by"] = approved_by.pk
@@ -690,12 +773,15 @@ def dispute_approve(
     with transaction.atomic():
         dispute = _locked(dispute_id)
         if not dispute.awaiting_approval:
-            raise DisputeError("bad_request", "There is no proposed void to approve.")
-        _check_moderator(dispute, moderator, "approve a void on")
+            raise DisputeError("bad_request", said(_("There is no proposed void to approve.")))
+        _check_moderator(
+            dispute, moderator, _("You cannot approve a void on this dispute: %(why)s")
+        )
         proposer = dispute.proposed_by
         if proposer is not None and proposer.pk == moderator.pk:
             raise DisputeError(
-                "conflict", "A second moderator approves a void: not the one who proposed it."
+                "conflict",
+                said(_("A second moderator approves a void: not the one who proposed it.")),
             )
         if note:
             _entry(dispute, moderator, EntryKind.NOTE, note)
@@ -719,10 +805,10 @@ def dispute_approve(
 def dispute_unvoid(*, dispute_id: int, moderator: Any, note: str, ip: str | None = None) -> Match:
     """Undo the void of the dispute's match (it counts again, ratings re-computed), with an
     internal note saying why. Audited on the match and the dispute."""
-    note = _text(note, NOTE_MAX, "Write in the note why the void is undone.")
+    note = _text(note, NOTE_MAX, _("Write in the note why the void is undone."))
     with transaction.atomic():
         dispute = _locked(dispute_id)
-        _check_moderator(dispute, moderator, "undo a void on")
+        _check_moderator(dispute, moderator, _("You cannot undo a void on this dispute: %(why)s"))
         try:
             match = games.match_unvoid(
                 match_id=dispute.match_id,
@@ -732,7 +818,7 @@ def dispute_unvoid(*, dispute_id: int, moderator: Any, note: str, ip: str | None
             )
         except ServiceError as e:
             code = e.code if e.code in CODES else "bad_request"
-            raise DisputeError(code, e.message) from e
+            raise DisputeError(code, e.said) from e
         _entry(dispute, moderator, EntryKind.NOTE, note)
         _entry(dispute, moderator, EntryKind.EVENT, f"{moderator} undid the void of the match.")
     return match

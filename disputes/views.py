@@ -15,6 +15,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
@@ -28,12 +29,12 @@ from . import evidence, review, services
 from .forms import AnswerForm, AppealForm, AskForm, NoteForm, OpenForm, QueueFilter, SettleForm
 from .models import PLAYER_KINDS, Dispute, DisputeStatus
 from .record import record
-from .services import DisputeError, is_moderator
+from .services import NOTE_MAX, TEXT_MAX, DisputeError, is_moderator
 
 
 def _moderator(request: HttpRequest) -> None:
     if not is_moderator(request.user):
-        raise PermissionDenied("Only moderators review disputes.")
+        raise PermissionDenied(_("Only moderators review disputes."))
 
 
 def _dispute(pk: int) -> Dispute:
@@ -73,7 +74,7 @@ def open_dispute(request: HttpRequest, code: str) -> HttpResponse:
     match = get_object_or_404(Match, code=code.upper())
     why = services.disputable(match, request.user)
     if why is not None:
-        messages.error(request, services.MESSAGES[why].format(days=services.window_days()))
+        messages.error(request, str(services.refusal(why)))
         return redirect("replay", code=match.code)
     turns = match.turn_seq
     if request.method == "POST":
@@ -89,10 +90,10 @@ def open_dispute(request: HttpRequest, code: str) -> HttpResponse:
                     ip=client_ip(request),
                 )
             except DisputeError as e:
-                form.add_error(None, e.message)
+                form.add_error(None, e.text())
             else:
                 messages.success(
-                    request, "Your dispute is open. A moderator will review the match."
+                    request, _("Your dispute is open. A moderator will review the match.")
                 )
                 return redirect("disputes:detail", pk=dispute.pk)
     else:
@@ -111,7 +112,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
     if dispute.player_id != request.user.pk:
         if is_moderator(request.user):
             return redirect("disputes:review", pk=dispute.pk)
-        raise Http404("No such dispute.")
+        raise Http404(_("No such dispute."))
     services.dispute_seen(dispute=dispute, user=request.user)
     context = {
         "dispute": dispute,
@@ -133,7 +134,9 @@ def answer(request: HttpRequest, pk: int) -> HttpResponse:
     dispute = _dispute(pk)
     form = AnswerForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Write your answer (up to 2000 characters).")
+        messages.error(
+            request, _("Write your answer (up to %(limit)s characters).") % {"limit": TEXT_MAX}
+        )
         return redirect("disputes:detail", pk=dispute.pk)
     try:
         services.dispute_answer(
@@ -144,10 +147,10 @@ def answer(request: HttpRequest, pk: int) -> HttpResponse:
         )
     except DisputeError as e:
         if e.code == "not_found":
-            raise Http404("No such dispute.") from e
-        messages.error(request, e.message)
+            raise Http404(_("No such dispute.")) from e
+        messages.error(request, e.text())
     else:
-        messages.success(request, "Thank you: your answer is with the moderators.")
+        messages.success(request, _("Thank you: your answer is with the moderators."))
     return redirect("disputes:detail", pk=dispute.pk)
 
 
@@ -157,7 +160,10 @@ def appeal(request: HttpRequest, pk: int) -> HttpResponse:
     dispute = _dispute(pk)
     form = AppealForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Say why the decision is wrong (up to 2000 characters).")
+        messages.error(
+            request,
+            _("Say why the decision is wrong (up to %(limit)s characters).") % {"limit": TEXT_MAX},
+        )
         return redirect("disputes:detail", pk=dispute.pk)
     try:
         made = services.dispute_appeal(
@@ -168,10 +174,10 @@ def appeal(request: HttpRequest, pk: int) -> HttpResponse:
         )
     except DisputeError as e:
         if e.code == "not_found":
-            raise Http404("No such dispute.") from e
-        messages.error(request, e.message)
+            raise Http404(_("No such dispute.")) from e
+        messages.error(request, e.text())
         return redirect("disputes:detail", pk=dispute.pk)
-    messages.success(request, "Your appeal is open. A different moderator will review it.")
+    messages.success(request, _("Your appeal is open. A different moderator will review it."))
     return redirect("disputes:detail", pk=made.pk)
 
 
@@ -276,7 +282,7 @@ def _posted(
     try:
         run()
     except DisputeError as e:
-        messages.error(request, e.message)
+        messages.error(request, e.text())
     else:
         messages.success(request, done)
     if queue:
@@ -324,7 +330,7 @@ def settle(request: HttpRequest, pk: int) -> HttpResponse:
     dispute = _dispute(pk)
     form = SettleForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Pick an outcome and write the message to the player.")
+        messages.error(request, _("Pick an outcome and write the message to the player."))
         return redirect("disputes:review", pk=dispute.pk)
     data = form.cleaned_data
     try:
@@ -338,24 +344,33 @@ def settle(request: HttpRequest, pk: int) -> HttpResponse:
             ip=client_ip(request),
         )
     except DisputeError as e:
-        messages.error(request, e.message)
+        messages.error(request, e.text())
         return redirect("disputes:review", pk=dispute.pk)
     match = settled.match
     if settled.awaiting_approval:
         messages.success(
-            request, f"Void of match {match.code} proposed: a second moderator must approve it."
+            request,
+            _("Void of match %(code)s proposed: a second moderator must approve it.")
+            % {"code": match.code},
         )
         return redirect("disputes:review", pk=dispute.pk)
     if settled.status == DisputeStatus.UPHELD:
-        messages.success(request, f"Upheld: match {match.code} is void.")
+        messages.success(request, _("Upheld: match %(code)s is void.") % {"code": match.code})
     elif settled.status == DisputeStatus.PROTECTED:
-        messages.success(request, f"Upheld in part: {settled.player}'s rating is protected.")
+        messages.success(
+            request,
+            _("Upheld in part: %(player)s's rating is protected.") % {"player": settled.player},
+        )
     elif settled.status == DisputeStatus.DUPLICATE:
-        messages.success(request, f"Closed as a duplicate of dispute {settled.duplicate_of_id}.")
+        messages.success(
+            request,
+            _("Closed as a duplicate of dispute %(dispute)s.")
+            % {"dispute": settled.duplicate_of_id},
+        )
     elif match.status == Status.VOID:
-        messages.success(request, "Rejected. (The match is void by another decision.)")
+        messages.success(request, _("Rejected. (The match is void by another decision.)"))
     else:
-        messages.success(request, "Rejected: the result stands.")
+        messages.success(request, _("Rejected: the result stands."))
     return redirect("disputes:queue")
 
 
@@ -369,7 +384,7 @@ def assign(request: HttpRequest, pk: int) -> HttpResponse:
     if wanted:
         target = next((m for m in services.moderators() if str(m.pk) == wanted), None)
         if target is None:
-            messages.error(request, "Pick a moderator from the list.")
+            messages.error(request, _("Pick a moderator from the list."))
             return redirect("disputes:review", pk=dispute.pk)
 
     def run() -> None:
@@ -377,7 +392,11 @@ def assign(request: HttpRequest, pk: int) -> HttpResponse:
             dispute_id=dispute.pk, moderator=request.user, assignee=target, ip=client_ip(request)
         )
 
-    done = "You claimed the dispute." if target is None else f"Assigned to {target}."
+    done = (
+        _("You claimed the dispute.")
+        if target is None
+        else _("Assigned to %(moderator)s.") % {"moderator": target}
+    )
     return _posted(request, dispute, run, done, queue=request.POST.get("next") == "queue")
 
 
@@ -388,9 +407,9 @@ def note(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         pk,
         services.dispute_note,
-        "Note added (moderators only).",
+        _("Note added (moderators only)."),
         form=NoteForm,
-        invalid="Write the note (up to 4000 characters).",
+        invalid=_("Write the note (up to %(limit)s characters).") % {"limit": NOTE_MAX},
     )
 
 
@@ -401,9 +420,9 @@ def ask(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         pk,
         services.dispute_ask,
-        "Question sent: the player answers on their dispute's page.",
+        _("Question sent: the player answers on their dispute's page."),
         form=AskForm,
-        invalid="Write the question (up to 2000 characters).",
+        invalid=_("Write the question (up to %(limit)s characters).") % {"limit": TEXT_MAX},
     )
 
 
@@ -415,7 +434,7 @@ def approve(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         pk,
         services.dispute_approve,
-        "Approved: the match is void." if yes else "Refused: the dispute stays open.",
+        _("Approved: the match is void.") if yes else _("Refused: the dispute stays open."),
         fields={"approve": yes, "note": request.POST.get("note", "")},
     )
 
@@ -427,6 +446,6 @@ def unvoid(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         pk,
         services.dispute_unvoid,
-        "The void is undone: the match counts again.",
+        _("The void is undone: the match counts again."),
         fields={"note": request.POST.get("note", "")},
     )
