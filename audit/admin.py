@@ -6,6 +6,8 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .chain import first_problem
 from .models import AuditEntry
@@ -29,10 +31,10 @@ class AuditEntryAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.action(description="Check the whole chain")
+    @admin.action(description=gettext_lazy("Check the whole chain"))
     def check_chain(self, request: HttpRequest, queryset: Any) -> None:
         found = first_problem()
         if found is None:
-            self.message_user(request, "The audit chain holds.", messages.SUCCESS)
+            self.message_user(request, _("The audit chain holds."), messages.SUCCESS)
         else:
             self.message_user(request, found[1], messages.ERROR)

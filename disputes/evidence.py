@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -245,28 +246,74 @@ def population_agreement() -> tuple[Agreement, list[float]]:
 # ---------------------------------------------------------------------------- flags
 
 
+def _fast_flags(think: ThinkStats, population: ThinkStats) -> list[str]:
+    """The timing leads that say "fast": most actions within FAST_MS, or a median under a
+    quarter of the site's."""
+    out: list[str] = []
+    if think.n < MIN_ACTIONS or think.fast is None or think.median is None:
+        return out
+    if think.fast >= 0.5:
+        out.append(
+            _("%(share)s of actions came within %(ms)s ms")
+            % {"share": _percent(think.fast), "ms": FAST_MS}
+        )
+    if population.median and think.median < population.median / 4:
+        out.append(
+            _("median think time %(median)s ms, under a quarter of the site's %(site)s ms")
+            % {"median": f"{think.median:.0f}", "site": f"{population.median:.0f}"}
+        )
+    return out
+
+
+def _even_flags(think: ThinkStats) -> list[str]:
+    if think.n < MIN_ACTIONS or think.fast is None or think.median is None:
+        return []
+    if think.cv is not None and think.cv < 0.25:
+        return [
+            _("unusually even timing (spread %(cv)s; people vary far more)")
+            % {"cv": f"{think.cv:.2f}"}
+        ]
+    return []
+
+
+def _strong_flags(agree: Agreement, pop_agree: Agreement) -> list[str]:
+    """The leads that say "strong": the Expert's move nearly always, or far more often than
+    the site's players."""
+    share, pop = agree.share, pop_agree.share
+    if agree.decisions < MIN_DECISIONS or share is None:
+        return []
+    if share >= 0.95:
+        return [
+            _("played the Expert's move %(share)s of %(choices)s choices")
+            % {"share": _percent(share), "choices": agree.decisions}
+        ]
+    if pop is not None and share - pop >= 0.25:
+        return [
+            _("Expert agreement %(share)s against the site's %(site)s")
+            % {"share": _percent(share), "site": _percent(pop)}
+        ]
+    return []
+
+
+def _percent(share: float) -> str:
+    """A share as a whole percentage, written the reader's way ("56%", "%56", "56 %"), as
+    `games.web.ladder.percent` writes it."""
+    return _("%(n)s%%") % {"n": number_format(round(share * 100))}
+
+
 def flags(
     think: ThinkStats, agree: Agreement, population: ThinkStats, pop_agree: Agreement
 ) -> list[str]:
-    """What stands out, each as a lead (never a verdict): needs enough actions to say."""
-    out = []
-    if think.n >= MIN_ACTIONS and think.fast is not None and think.median is not None:
-        if think.fast >= 0.5:
-            out.append(f"{think.fast:.0%} of actions came within {FAST_MS} ms")
-        if population.median and think.median < population.median / 4:
-            out.append(
-                f"median think time {think.median:.0f} ms, under a quarter of the site's "
-                f"{population.median:.0f} ms"
-            )
-        if think.cv is not None and think.cv < 0.25:
-            out.append(f"unusually even timing (spread {think.cv:.2f}; people vary far more)")
-    share, pop = agree.share, pop_agree.share
-    if agree.decisions >= MIN_DECISIONS and share is not None:
-        if share >= 0.95:
-            out.append(f"played the Expert's move {share:.0%} of {agree.decisions} choices")
-        elif pop is not None and share - pop >= 0.25:
-            out.append(f"Expert agreement {share:.0%} against the site's {pop:.0%}")
-    return out
+    """What stands out, each as a lead (never a verdict): needs enough actions to say. In the
+    reader's language."""
+    return _fast_flags(think, population) + _even_flags(think) + _strong_flags(agree, pop_agree)
+
+
+def fast_and_strong(
+    think: ThinkStats, agree: Agreement, population: ThinkStats, pop_agree: Agreement
+) -> bool:
+    """Two leads that agree (fast and strong) say more than either."""
+    return bool(_fast_flags(think, population)) and bool(_strong_flags(agree, pop_agree))
 
 
 def device_flags(devices: list[str]) -> list[str]:
@@ -332,5 +379,5 @@ def seat_evidence(match: Match, seat: Seat) -> dict[str, Any]:
         out["recent_think"] = think_stats(recent_think_ms(seat.user, exclude=match))
         out["recent_agree"] = recent_agreement(seat.user, exclude=match)
     # Two leads that agree (fast and strong) say more than either: show it as its own line.
-    out["both"] = any("ms" in f for f in out["flags"]) and any("Expert" in f for f in out["flags"])
+    out["both"] = fast_and_strong(think, agree, population, pop_agree)
     return out

@@ -9,11 +9,13 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from audit import actions
 from audit.chain import problem_at
 from audit.models import AuditEntry
-from games.match import dice
+from games.match import dice, names
 from games.match.replay import ENGINE_KINDS
 from games.match.verify import verify_match
 from games.models import ENDED, Match, MatchEvent, Move, Roll, Seat, Turn
@@ -155,10 +157,10 @@ def audit_entries(match: Match, disputes: list[Dispute]) -> list[dict[str, Any]]
     )
     entries.sort(key=lambda e: e.pk)
     ids = {e.actor_id for e in entries if e.actor_id is not None}
-    names = dict(User.objects.filter(pk__in=ids).values_list("pk", "username"))
+    users = dict(User.objects.filter(pk__in=ids).values_list("pk", "username"))
     out = []
     for entry in entries:
-        actor = "server" if entry.actor_id is None else names.get(entry.actor_id, entry.actor_id)
+        actor = _("server") if entry.actor_id is None else users.get(entry.actor_id, entry.actor_id)
         out.append({"entry": entry, "actor": actor, "problem": problem_at(entry)})
     return out
 
@@ -177,44 +179,80 @@ class Moment:
 
 
 def _describe_event(event: MatchEvent) -> tuple[str, str]:
+    """The timeline's words for a match event (in the reader's language; the reasons stored
+    with a leave or a void are data, shown as they are) and its flag."""
     d = event.data
     kind = event.kind
     if kind == "timeout":
-        return f"timed out (missed turn {d.get('missed')} in a row)", "timeout"
+        missed = d.get("missed")
+        return _("timed out (missed turn %(missed)s in a row)") % {"missed": missed}, "timeout"
     if kind == "leave":
-        how = "forfeited" if d.get("forfeit") else "left"
-        return f"{how} ({d.get('reason', '')})".replace(" ()", ""), "timeout"
+        reason = names.out_reason(d["reason"]) if d.get("reason") else ""
+        if d.get("forfeit"):
+            how = _("forfeited (%(reason)s)") % {"reason": reason} if reason else _("forfeited")
+        else:
+            how = _("left (%(reason)s)") % {"reason": reason} if reason else _("left")
+        return how, "timeout"
     if kind == "away":
-        return "the computer plays the seat while the player is away", "disconnect"
+        return _("the computer plays the seat while the player is away"), "disconnect"
     if kind == "bot_took_seat":
-        return "a bot took the seat", "auto"
+        return _("a bot took the seat"), "auto"
     if kind == "voided":
-        return f"match voided: {d.get('reason', '')}", "void"
+        return _("match voided: %(reason)s") % {"reason": d.get("reason", "")}, "void"
     if kind == "ended":
-        return "match ended", ""
+        return _("match ended"), ""
     if kind == "started":
-        return "match started", ""
+        return _("match started"), ""
     if kind == "created":
-        return "match created", ""
-    return kind.replace("_", " "), ""
+        return _("match created"), ""
+    named = _other_event(kind)
+    return (named if named is not None else kind.replace("_", " ")), ""
+
+
+def _other_event(kind: str) -> str | None:
+    """The timeline's word for the other events a match stores (None: an unknown kind, shown
+    as its code)."""
+    words = {
+        "joined": pgettext("timeline", "joined"),
+        "unvoided": pgettext("timeline", "unvoided"),
+        "aborted": pgettext("timeline", "aborted"),
+        "undone": pgettext("timeline", "undone"),
+        "seat_changed": pgettext("timeline", "seat changed"),
+        "client_seed": pgettext("timeline", "client seed"),
+        "bot_said": pgettext("timeline", "bot said"),
+        "reaction": pgettext("timeline", "reaction"),
+        "rematch": pgettext("timeline", "rematch"),
+    }
+    return words.get(kind)
 
 
 def timeline(match: Match, entries: list[dict[str, Any]]) -> list[Moment]:
     """Turns, timeouts, server-played moves, disconnects and reconnects, in server time."""
     moments: list[Moment] = []
     for turn in Turn.objects.filter(match=match).order_by("n"):
-        moments.append(Moment(turn.started_at, f"turn {turn.n} begins", turn.corner, turn=turn.n))
+        moments.append(
+            Moment(
+                turn.started_at,
+                _("turn %(n)s begins") % {"n": turn.n},
+                turn.corner,
+                turn=turn.n,
+            )
+        )
     for event in MatchEvent.objects.filter(match=match).exclude(kind__in=ENGINE_KINDS):
         if event.kind in ("turn_passed",):
             continue
         what, flag = _describe_event(event)
         moments.append(Moment(event.at, what, event.data.get("corner"), flag=flag))
-    for model, noun in ((Roll, "roll"), (Move, "move")):
+    played_by = (
+        (Roll, _("roll played by %(by)s")),
+        (Move, _("move played by %(by)s")),
+    )
+    for model, words in played_by:
         for row in model.objects.filter(match=match).exclude(by="player"):
             moments.append(
                 Moment(
                     row.at,
-                    f"{noun} played by {row.get_by_display()}",
+                    words % {"by": row.get_by_display()},
                     row.corner,
                     turn=row.turn,
                     flag="auto",
@@ -227,11 +265,11 @@ def timeline(match: Match, entries: list[dict[str, Any]]) -> list[Moment]:
         corner = entry.extra_data.get("corner")
         if entry.action == actions.SEAT_DISCONNECTED:
             moments.append(
-                Moment(entry.event_time, "disconnected", corner, entry.ip, flag="disconnect")
+                Moment(entry.event_time, _("disconnected"), corner, entry.ip, flag="disconnect")
             )
         elif entry.action == actions.SEAT_CONNECTED:
             moments.append(
-                Moment(entry.event_time, "connected", corner, entry.ip, flag="reconnect")
+                Moment(entry.event_time, _("connected"), corner, entry.ip, flag="reconnect")
             )
         elif entry.action in (
             actions.MATCH_SAME_IP,
@@ -275,7 +313,9 @@ def review(dispute: Dispute) -> dict[str, Any]:
     entries = audit_entries(match, disputes)
     seats = []
     for seat in match.seats.select_related("user").order_by("corner"):
-        who = seat.user.shown_name if seat.user else (f"{seat.bot} computer" if seat.bot else "")
+        who = seat.user.shown_name if seat.user else ""
+        if seat.user is None and seat.bot:
+            who = _("%(level)s computer") % {"level": names.level(seat.bot)}
         seats.append(
             {
                 "seat": seat,

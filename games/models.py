@@ -228,10 +228,10 @@ class Turn(models.Model):
 
 
 BY_CHOICES = [
-    ("player", "the player"),
-    ("timeout", "the server, on timeout"),
-    ("auto", "auto-move (one legal move)"),
-    ("bot", "a bot"),
+    ("player", _("the player")),
+    ("timeout", _("the server, on timeout")),
+    ("auto", _("auto-move (one legal move)")),
+    ("bot", _("a bot")),
 ]
 
 

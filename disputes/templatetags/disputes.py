@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.utils.translation import pgettext, pgettext_lazy
 
 from games.models import Status
 
@@ -12,6 +13,22 @@ from .. import services
 from ..models import Dispute, DisputeStatus
 
 register = template.Library()
+
+# The seats' device hints (`games.match.devices.device_hint`) as a moderator reads them.
+DEVICES = {
+    "script": pgettext_lazy("device", "script"),
+    "tablet": pgettext_lazy("device", "tablet"),
+    "phone": pgettext_lazy("device", "phone"),
+    "desktop": pgettext_lazy("device", "desktop"),
+}
+
+
+@register.filter
+def device_name(code: str) -> str:
+    """A device hint in the reader's language ("unknown" when no header was sent)."""
+    if not code:
+        return pgettext("device", "unknown")
+    return str(DEVICES.get(code, code))
 
 
 @register.inclusion_tag("disputes/_nav.html", takes_context=True)

@@ -35,6 +35,21 @@ COLOURS: dict[str, Promise] = {
 }
 
 
+# Why a seat is out of the match (the engine's and the services' codes).
+OUT_REASONS: dict[str, Promise] = {
+    "resigned": pgettext_lazy("out", "resigned"),
+    "timeout": pgettext_lazy("out", "timeout"),
+    "left": pgettext_lazy("out", "left"),
+    "disconnected": pgettext_lazy("out", "disconnected"),
+}
+
+
+def out_reason(reason: str) -> str:
+    """Why a seat is out of the match, in the reader's language (an unknown code as it is)."""
+    name = OUT_REASONS.get(reason)
+    return str(name) if name is not None else reason
+
+
 def preset(code: str) -> str:
     """ "Klassisch" for ``classic`` in German; an unknown code as it is, capitalised."""
     name = PRESETS.get(code)

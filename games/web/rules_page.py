@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext_lazy
 
 from games.engine import (
     MARKS,
@@ -118,18 +118,6 @@ def no_move_reason(reason: str, die: int) -> str:
     return _("no pawn can move %(die)s") % {"die": die}
 
 
-def out_reason(reason: str) -> str:
-    """Why a seat is out of the match (the engine's and the services' codes)."""
-    return str(
-        {
-            "resigned": pgettext_lazy("out", "resigned"),
-            "timeout": pgettext_lazy("out", "timeout"),
-            "left": pgettext_lazy("out", "left"),
-            "disconnected": pgettext_lazy("out", "disconnected"),
-        }.get(reason, reason)
-    )
-
-
 def narrate(rules: Ruleset, event: Event) -> str:
     """One event in words, as the history and the rules page say it, in the reader's
     language."""
@@ -201,7 +189,10 @@ def narrate(rules: Ruleset, event: Event) -> str:
     if kind == "shielded":
         return _("%(who)s shields a pawn") % {"who": who}
     if kind == "resigned":
-        return _("%(who)s is out (%(reason)s)") % {"who": who, "reason": out_reason(d["reason"])}
+        return _("%(who)s is out (%(reason)s)") % {
+            "who": who,
+            "reason": names.out_reason(d["reason"]),
+        }
     return str(kind)
 
 
