@@ -13,8 +13,11 @@ from typing import Any
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from fairplay.selectors import off_leaderboards
+from games.match import names
 from games.models import ENDED, Match, Mode, Seat, Status
 from ranked.models import Queue, Rating
 from ranked.ratings import leaderboard_min_games
@@ -91,8 +94,15 @@ def results(user: User) -> Results:
 
 
 def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+    """A place, "2nd", in the reader's language (the place words the ranked queue's page uses;
+    a match seats at most four)."""
+    if n == 1:
+        return pgettext("place", "1st")
+    if n == 2:
+        return pgettext("place", "2nd")
+    if n == 3:
+        return pgettext("place", "3rd")
+    return pgettext("place", "%(place)sth") % {"place": n}
 
 
 @dataclass(frozen=True)
@@ -106,26 +116,31 @@ class HistoryRow:
 
 
 def _outcome(match: Match, seat: Seat) -> tuple[str, bool, bool]:
+    """The history row's outcome for the player (in the reader's language), whether they
+    won, and whether the match counts."""
     if match.status == Status.VOID:
-        return "Void", False, False
+        return _("Void"), False, False
     if match.status == Status.ABORTED:
-        return "Aborted", False, False
+        return _("Aborted"), False, False
     if match.mode == Mode.LOCAL:
-        return "Played on one device", False, False
+        return _("Played on one device"), False, False
     if seat.place == 1:
-        return "Won", True, True
+        return _("Won"), True, True
     if seat.place:
-        text = f"{ordinal(seat.place)} of {match.players}"
-        return (f"{text} (left)" if seat.left else text), False, True
-    return "Left", False, True
+        place = {"place": ordinal(seat.place), "players": match.players}
+        if seat.left:
+            return _("%(place)s of %(players)s (left)") % place, False, True
+        return _("%(place)s of %(players)s") % place, False, True
+    return pgettext("outcome", "Left"), False, True
 
 
 def _opponent(seat: Seat) -> dict[str, Any]:
     if seat.bot:
-        return {"name": f"{seat.bot.capitalize()} computer", "username": None, "bot": True}
+        name = _("%(level)s computer") % {"level": names.level(seat.bot)}
+        return {"name": name, "username": None, "bot": True}
     user = seat.user
     if user is None:
-        return {"name": "Empty seat", "username": None, "bot": False}
+        return {"name": _("Empty seat"), "username": None, "bot": False}
     public = not user.username.startswith("guest-")
     return {"name": user.shown_name, "username": user.username if public else None, "bot": False}
 

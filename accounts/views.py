@@ -21,12 +21,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from audit import actions
 from audit import services as audit
 from games import services
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.match.reports import player_reports
 from games.match.selectors import unfinished_games
 from ranked.models import provisional_games
@@ -48,8 +50,12 @@ def player_for(request: HttpRequest) -> User:
     if not throttle.take_guest(ip):  # counted first, then compared: parallel requests too
         raise ServiceError(
             "too_many_guests",
-            "Too many guest players from your address in the last hour: sign up or sign in, "
-            "or try again later.",
+            said(
+                gettext_lazy(
+                    "Too many guest players from your address in the last hour: sign up or "
+                    "sign in, or try again later."
+                )
+            ),
         )
     tag = secrets.token_hex(4)
     guest = User(username=f"{GUEST_PREFIX}{tag}", display_name=f"Guest {tag[:4].upper()}")
@@ -80,7 +86,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         # the limit (accounts.throttle.take_sign_up).
         if form.is_valid() and not throttle.take_sign_up(ip):
             form.add_error(
-                None, "Too many new accounts from your address in the last hour: try again later."
+                None,
+                _("Too many new accounts from your address in the last hour: try again later."),
             )
             context = {"form": form, "next": _next(request)}
             return render(request, "registration/signup.html", context, status=429)
@@ -104,7 +111,7 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             if was:
-                messages.success(request, "Your account is ready, and your games are kept.")
+                messages.success(request, _("Your account is ready, and your games are kept."))
             return redirect(_next(request))
     else:
         form = SignUpForm(instance=guest)
@@ -121,7 +128,7 @@ class SignInView(auth_views.LoginView):
         guest = self.request.user if is_guest(self.request.user) else None
         response = super().form_valid(form)
         if signed_in(self.request, form.get_user(), guest=guest):
-            messages.success(self.request, "Your games as a guest are now on your account.")
+            messages.success(self.request, _("Your games as a guest are now on your account."))
         return response
 
 
@@ -155,7 +162,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if is_guest(request.user):
-            messages.info(request, "Guests have no password yet: sign up to choose one.")
+            messages.info(request, _("Guests have no password yet: sign up to choose one."))
             return redirect(f"{reverse('signup')}?next={reverse('account')}")
         return super().dispatch(request, *args, **kwargs)
 
@@ -208,7 +215,7 @@ def account(request: HttpRequest) -> HttpResponse:
     form = AccountForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
-        messages.success(request, "Saved.")
+        messages.success(request, _("Saved."))
         return redirect("account")
     return render(request, "accounts/account.html", {"form": form})
 
@@ -219,7 +226,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     player = get_object_or_404(User, username=username, is_active=True)
     own = request.user.is_authenticated and request.user.pk == player.pk
     if is_guest(player) and not own:
-        raise Http404("No such player")
+        raise Http404(_("No such player"))
     page, rows = profiles.history(player, request.GET.get("page"))
     ratings = profiles.queue_ratings(player)
     context = {
