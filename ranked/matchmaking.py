@@ -37,6 +37,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.models import is_guest
 from audit import actions
@@ -46,7 +47,7 @@ from fairplay import reliability
 from fairplay import selectors as fair_selectors
 from games import services
 from games.engine import RULESETS
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.match.selectors import ranked_seat_in_play
 from games.models import Match, Status
 
@@ -98,10 +99,23 @@ class QueueError(ServiceError):
     codes = ServiceError.codes | {"suspended", "unreliable"}
 
 
+# Said to a guest (or a visitor) who asks for a ranked queue.
+ACCOUNTS_ONLY = said(
+    gettext_lazy("Ranked play is for accounts: sign up or sign in to join a ranked queue")
+)
+
+
 def _check_queue(queue: str) -> str:
     if queue not in QUEUES:
         names = ", ".join(QUEUES)
-        raise QueueError("bad_request", f"There is no queue {queue!r}: choose one of {names}")
+        raise QueueError(
+            "bad_request",
+            said(
+                gettext_lazy("There is no queue %(queue)s: choose one of %(names)s"),
+                queue=repr(queue),
+                names=names,
+            ),
+        )
     return queue
 
 
@@ -120,11 +134,11 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
     Refused for guests in ranked queues and for an account in an active ranked match."""
     _check_queue(queue)
     if not getattr(user, "is_authenticated", False):
-        raise QueueError("forbidden", "Open the page again to get a player name first")
-    if ranked and is_guest(user):
         raise QueueError(
-            "forbidden", "Ranked play is for accounts: sign up or sign in to join a ranked queue"
+            "forbidden", said(gettext_lazy("Open the page again to get a player name first"))
         )
+    if ranked and is_guest(user):
+        raise QueueError("forbidden", ACCOUNTS_ONLY)
     with transaction.atomic():
         me = (
             get_user_model()
@@ -139,7 +153,12 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
             if busy is not None:
                 raise QueueError(
                     "ranked_busy",
-                    f"You are already in a ranked match (room {busy.code}): finish it first",
+                    said(
+                        gettext_lazy(
+                            "You are already in a ranked match (room %(code)s): finish it first"
+                        ),
+                        code=busy.code,
+                    ),
                 )
         for old in Entry.objects.select_for_update().filter(user=user, state=Entry.State.WAITING):
             _end(old, Entry.State.CANCELLED)

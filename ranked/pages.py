@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from . import ratings
@@ -22,7 +23,7 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
 @require_GET
 def leaderboard(request: HttpRequest, queue: str) -> HttpResponse:
     if queue not in Queue.values:
-        raise Http404("There is no such ranked queue")
+        raise Http404(_("There is no such ranked queue"))
     rows = ratings.leaderboard(queue, limit=BOARD_SIZE)
     mine = None
     user = request.user

@@ -137,7 +137,7 @@ def _refused(request: HttpRequest, error: matchmaking.QueueError, back: str) -> 
     status = {**codes, "too_many_guests": 429}.get(error.code, 400)
     if _wants_json(request):
         return JsonResponse({"error": error.as_dict()}, status=status)
-    messages.error(request, error.message)
+    messages.error(request, error.text())
     return redirect(back)
 
 
@@ -147,14 +147,12 @@ def queue_join(request: HttpRequest) -> HttpResponse:
     back = reverse("play-ranked" if ranked else "play-quick")
     queue = str(request.POST.get("queue", ""))
     if ranked and not _account(request.user):
-        error = matchmaking.QueueError(
-            "forbidden", "Ranked play is for accounts: sign up or sign in to join a ranked queue"
-        )
+        error = matchmaking.QueueError("forbidden", matchmaking.ACCOUNTS_ONLY)
         return _refused(request, error, back)
     try:
         user = player_for(request)  # casual quick match: a guest gets a player name here
     except ServiceError as e:
-        return _refused(request, matchmaking.QueueError(e.code, e.message), back)
+        return _refused(request, matchmaking.QueueError(e.code, e.said), back)
     try:
         matchmaking.join(user=user, queue=queue, ranked=ranked, ip=client_ip(request))
     except matchmaking.QueueError as e:

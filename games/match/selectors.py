@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy
 
 from games.engine import MARKS, Move, Ruleset, State, new_game, rules_name
 from games.match import names, rooms
-from games.match.errors import ServiceError
+from games.match.errors import ServiceError, said
 from games.models import Match, MatchEvent, Mode, Seat, Status
 
 STATUS_NAMES = {
@@ -36,7 +36,10 @@ def match_by_code(code: str) -> Match:
     cleaned = rooms.normalise(str(code))
     match = None if cleaned is None else Match.objects.filter(code=cleaned).first()
     if match is None:
-        raise ServiceError("not_found", f"There is no match with room code {code!r}")
+        raise ServiceError(
+            "not_found",
+            said(gettext_lazy("There is no match with room code %(code)s"), code=repr(code)),
+        )
     return match
 
 

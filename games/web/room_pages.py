@@ -13,6 +13,7 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.addresses import client_ip
@@ -38,7 +39,7 @@ def match_or_404(code: str) -> Any:
     try:
         return match_by_code(code)
     except ServiceError as e:
-        raise Http404(e.message) from None
+        raise Http404(e.text()) from None
 
 
 def _socket_path(code: str, user: Any) -> str:
@@ -175,7 +176,7 @@ def room_join(request: HttpRequest, code: str) -> HttpResponse:
             user_agent=request.META.get("HTTP_USER_AGENT", ""),
         )
     except ServiceError as e:
-        messages.error(request, e.message)
+        messages.error(request, e.text())
     return redirect("room", code=match.code)
 
 
@@ -194,9 +195,9 @@ def room_seat(request: HttpRequest, code: str) -> HttpResponse:
             bot=bot,
         )
     except ValueError:
-        messages.error(request, "Say which seat to switch.")
+        messages.error(request, _("Say which seat to switch."))
     except ServiceError as e:
-        messages.error(request, e.message)
+        messages.error(request, e.text())
     return redirect("room", code=match.code)
 
 
@@ -211,7 +212,7 @@ def room_start_over(request: HttpRequest, code: str) -> HttpResponse:
             ip=client_ip(request),
         )
     except ServiceError as e:
-        messages.error(request, e.message)
+        messages.error(request, e.text())
         return redirect("room", code=match.code)
     return redirect("room", code=fresh.code)
 
@@ -221,13 +222,13 @@ def room_start(request: HttpRequest, code: str) -> HttpResponse:
     """The host starts a waiting friend room, bots taking the empty seats."""
     match = match_or_404(code)
     if not request.user.is_authenticated or match.host_id != request.user.pk:
-        messages.error(request, "Only the host can start the match.")
+        messages.error(request, _("Only the host can start the match."))
         return redirect("room", code=match.code)
     level = choice(request.POST.get("level"), levels(), default_level())
     try:
         services.match_start(match_id=match.pk, bots_for_empty=level)
     except ServiceError as e:
-        messages.error(request, e.message)
+        messages.error(request, e.text())
     return redirect("room", code=match.code)
 
 
@@ -236,11 +237,11 @@ def room_rematch(request: HttpRequest, code: str) -> HttpResponse:
     """Rematch: the same players and bots in a new room (the first to ask opens it)."""
     match = match_or_404(code)
     if not request.user.is_authenticated:
-        messages.error(request, "Only the match's players ask for a rematch.")
+        messages.error(request, _("Only the match's players ask for a rematch."))
         return redirect("room", code=match.code)
     try:
         new = services.match_rematch(match_id=match.pk, user=request.user, ip=client_ip(request))
     except ServiceError as e:
-        messages.error(request, e.message)
+        messages.error(request, e.text())
         return redirect("room", code=match.code)
     return redirect("room", code=new.code)

@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
@@ -42,7 +43,7 @@ def _create(request: HttpRequest, **kwargs: Any) -> HttpResponse:
             **kwargs,
         )
     except ServiceError as e:
-        messages.error(request, e.message)
+        messages.error(request, e.text())
         return redirect("home")
     return redirect("room", code=match.code)
 
@@ -118,9 +119,11 @@ def join(request: HttpRequest) -> HttpResponse:
     typed = request.GET.get("code", "")
     code = rooms.normalise(typed)
     if code is None:
-        error = "A room code is six letters and digits, like KMN-479."
+        error = _("A room code is six letters and digits, like KMN-479.")
     elif not Match.objects.filter(code=code).exists():
-        error = f"There is no room with the code {typed.strip()[:12]}: check it with your friend."
+        error = _("There is no room with the code %(code)s: check it with your friend.") % {
+            "code": typed.strip()[:12]
+        }
     else:
         return redirect("room", code=code)
     # Answered on the form itself, beside the field.
