@@ -149,7 +149,13 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="ludo-langs-"))
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update(DATABASE_URL=f"sqlite:///{scratch / 'db.sqlite3'}", DEBUG="1")
+    # One address signs up a player per language and size: past the site's own limits.
+    env.update(
+        DATABASE_URL=f"sqlite:///{scratch / 'db.sqlite3'}",
+        DEBUG="1",
+        SIGN_UPS_PER_IP="1000",
+        GUESTS_PER_IP="1000",
+    )
     manage(env, "migrate", "--noinput", "-v0")
     made = manage(env, "simulate_match", "--ruleset", "classic", "--players", "4", "--seed", "29")
     finished = re.findall(r"\b[A-Z0-9]{6}\b", made)[-1]
