@@ -1,6 +1,8 @@
 // The match report beside the replay (issue 31): each seat's winning chances as a chart, the
 // dice luck and decisions, and the costliest moves; a tap on the chart or a costly move shows
 // that step on the board (through the replay's own slider).
+import { colourName } from "./i18n.js";
+
 const gettext = window.gettext || ((s) => s);
 const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
 
@@ -83,7 +85,7 @@ function figures(report) {
   for (const [corner, s] of Object.entries(report.seats)) {
     const tr = document.createElement("tr");
     const cells = [
-      s.colour,
+      colourName(seatColour(corner)),
       pct(s.luck, true),
       `${s.sixes} (${s.expected_sixes.toFixed(1)})`,
       s.best_share === null ? "–" : pct(s.best_share),
@@ -112,7 +114,7 @@ function figures(report) {
     btn.addEventListener("click", () => jump(Math.max(0, frameOf(c.seq) - 1)));
     const words = document.createElement("span");
     words.textContent = interpolate(gettext("%s %s (%s); better: %s. %s"), [
-      report.seats[c.corner].colour,
+      colourName(seatColour(c.corner)),
       c.played,
       pct(-c.lost, true),
       c.better,
