@@ -35,8 +35,12 @@ NOTE_LIMIT = 1000
 
 
 def _lock(*user_ids: int) -> None:
+    """FOR NO KEY UPDATE, as every writer that locks a player's row: they wait for each other,
+    but not for a foreign-key check on the row (KEY SHARE, which PostgreSQL takes at COMMIT
+    for Django's deferred keys). A FOR UPDATE here waited for the audit chain while a
+    tournament join holding the chain waited at its COMMIT for this row: a deadlock."""
     User = get_user_model()
-    list(User.objects.select_for_update().filter(pk__in=user_ids).order_by("pk"))
+    list(User.objects.select_for_update(no_key=True).filter(pk__in=user_ids).order_by("pk"))
 
 
 def block(*, user: Any, other: Any, ip: str | None = None) -> Block:

@@ -142,7 +142,7 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
     with transaction.atomic():
         me = (
             get_user_model()
-            .objects.select_for_update()
+            .objects.select_for_update(no_key=True)
             .filter(pk=user.pk)
             .annotate(suspended=fair_selectors.is_suspended())
             .first()
@@ -213,7 +213,7 @@ def cancel(*, user: Any, ip: str | None = None) -> Entry | None:
     """Leave the queue. Returns the entry as it ended: cancelled, or matched already (too late
     to cancel: the match is made), or None when the user was not waiting."""
     with transaction.atomic():
-        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
         entry = (
             Entry.objects.select_for_update()
             .filter(user_id=user.pk, state=Entry.State.WAITING)
@@ -374,8 +374,11 @@ def _sweep(queue: str, ranked: bool) -> int:
     rules, size = QUEUE_RULES[queue]
     made: list[tuple[Match, list[int]]] = []
     with transaction.atomic():
+        # of=("self",): the entries only. With select_related("user") a plain FOR UPDATE
+        # locked the players' rows too, which a tournament join's foreign-key check waits
+        # for at its COMMIT while it holds the audit chain this sweep then asks for.
         rows = list(
-            Entry.objects.select_for_update(skip_locked=True)
+            Entry.objects.select_for_update(skip_locked=True, of=("self",))
             .filter(queue=queue, ranked=ranked, state=Entry.State.WAITING)
             .select_related("user")
             .order_by("joined_at", "pk")
@@ -407,7 +410,9 @@ def _seat(group: list[Waiting], *, rules: str, size: int, ranked: bool) -> Match
     try:
         with transaction.atomic():
             locked = list(
-                User.objects.select_for_update(skip_locked=True).filter(pk__in=ids).order_by("pk")
+                User.objects.select_for_update(skip_locked=True, no_key=True)
+                .filter(pk__in=ids)
+                .order_by("pk")
             )
             if len(locked) != len(ids):
                 return None  # someone is joining or cancelling right now: next sweep

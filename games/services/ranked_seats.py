@@ -30,7 +30,7 @@ def ranked_may_sit(user: Any, match: Match | None = None) -> None:
     if is_guest(user) or not getattr(user, "is_authenticated", False):
         raise ServiceError("forbidden", "Ranked play is for accounts: sign up or sign in first")
     # The user model, not type(user): a request's user is a lazy object (a 500, issue 12).
-    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).first()
     other = ranked_seat_in_play(user, besides=match)
     if other is not None:
         raise ServiceError(
