@@ -77,9 +77,13 @@ Loaded = tuple[Any, list[Any]]
 def _load_now(match_id: int) -> Loaded | None:
     """The match and its seats (one query, `selectors.match_with_seats`: the one way seats are
     read here) with how many watch it."""
+    started = time.monotonic()
     loaded = match_with_seats(match_id)
     if loaded is not None:
         loaded[0].watchers = watchers.count(match_id)
+        # When the count was read: a read that began before the room last heard a count
+        # (`Room.heard_watchers`) does not overwrite it with an older one.
+        loaded[0].watchers_at = started
     return loaded
 
 
@@ -259,6 +263,7 @@ class Room:
         self.group = broadcast.group_name(match_id)
         self.viewers: set[Viewer] = set()
         self.watchers = 0
+        self.watchers_at = 0.0  # when the room's count was read or heard (monotonic)
         # corner -> (database time, news) of the latest presence news heard for that seat.
         self.presence_heard: dict[int, tuple[str, dict[str, Any]]] = {}
         # v -> the match and its seats as read for that change, shared by this room's sockets.
@@ -319,7 +324,7 @@ class Room:
         if kind == "match.update":
             await self.update(message)
         elif kind == "match.watchers":
-            self.watchers = int(message.get("count", 0))
+            self.heard_watchers(int(message.get("count", 0)), time.monotonic())
         elif kind == "match.resync":
             # A change whose update could not be broadcast (`broadcast` retrying it): the full
             # state to each socket that was not sent `v` yet.
@@ -341,8 +346,8 @@ class Room:
                 self.match_id, viewer.user, viewer.ip, viewer.agent
             )
             if loaded is not None:
-                self.watchers = getattr(loaded[0], "watchers", self.watchers)
-            snapshot = None if loaded is None else viewer.snapshot(loaded)
+                self.heard_watchers_in(loaded)
+            snapshot = None if loaded is None else viewer.snapshot(loaded, self.watchers)
         else:
             await self.watchers_now(await on_db_thread(watchers.opened)(self.match_id))
             snapshot = await self.read_for(viewer)
@@ -363,7 +368,7 @@ class Room:
 
     async def watchers_now(self, count: int) -> None:
         """Tell every process's sockets of this room how many watch (best effort)."""
-        self.watchers = count
+        self.heard_watchers(count, time.monotonic())
         try:
             await get_channel_layer().group_send(
                 self.group, {"type": "match.watchers", "count": count}
@@ -438,8 +443,21 @@ class Room:
         loaded = await self.loaded(v)
         if loaded is None:
             return None
-        self.watchers = getattr(loaded[0], "watchers", self.watchers)
+        self.heard_watchers_in(loaded)
         return viewer.snapshot(loaded, self.watchers)
+
+    def heard_watchers(self, count: int, at: float) -> None:
+        """How many watch, as known at `at`: kept unless the room knows a later count. A read
+        shared by the sockets of a change (`loaded`) can have begun before a spectator's
+        arrival was heard; its count must not undo the newer one (the count of a player's
+        room dropped back to nothing until the next spectator came or went)."""
+        if at >= self.watchers_at:
+            self.watchers, self.watchers_at = count, at
+
+    def heard_watchers_in(self, loaded: Loaded) -> None:
+        match = loaded[0]
+        if hasattr(match, "watchers"):
+            self.heard_watchers(int(match.watchers), getattr(match, "watchers_at", 0.0))
 
     async def loaded(self, v: int | None) -> Loaded | None:
         load = _module_load()

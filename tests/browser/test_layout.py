@@ -282,6 +282,9 @@ def test_room_code_roll_time_left(
     watcher = person(size).page()
     watcher.goto(f"{site}/r/{code.replace('-', '')}/")
     expect(watcher.locator("body.spectator")).to_have_count(1)
+    # The spectator's socket is in (its own state counts it) before anybody rolls: a roll
+    # that came first could leave no later change to carry the count to the host.
+    expect(watcher.locator("#watch-count")).to_contain_text("1")
     # The count rides on the room's next change: the player to roll rolls.
     for _ in range(300):
         to_roll = next((p for p in (ann, bob) if p.locator("#roll").is_enabled()), None)
