@@ -21,9 +21,11 @@ from games.engine import Move, State, move, resign, roll
 
 from .chances import after_moves, chances
 from .threats import threat
-from .words import captured, colour, describe, pawn_name
+from .words import Reason, _captured_data, _pawn, captured, colour, describe, pawn_name
 
-VERSION = 1
+# 2: each costliest move also carries played_said, better_said and why_said (codes and data);
+# a report of version 1 has the English only (the page shows it as it is).
+VERSION = 2
 SWING = 0.15  # a change of a side's chance this large in one turn is marked on the chart
 
 
@@ -38,23 +40,42 @@ def _reach_after(state: State, chosen: Move) -> int:
     return threat(after, chosen.corner, chosen.to) if after.phase != "over" else 0
 
 
-def explain(state: State, played: Move, better: Move) -> str:
-    """Why `better` beats `played`, in words, from what changes on the board."""
+def explain(state: State, played: Move, better: Move) -> Reason:
+    """Why `better` beats `played`, in words, from what changes on the board: the English
+    sentence with its code and data (the replay report tells it in the reader's language from
+    them, static/js/reasons.js). Codes (the English): could_capture "P could have captured C",
+    could_go_home "P could have gone home", left_in_reach "moving P left it in reach of N
+    rival pawns" (P the pawn played), could_escape "P could have moved out of a rival's
+    reach", could_come_out "bringing P out of the yard kept better chances", could_move
+    "moving P instead kept better chances"."""
     left, kept = _reach_after(state, played), _reach_after(state, better)
     name = pawn_name(state, better)
+    facts = _pawn(state, better)
     if better.captures and not played.captures:
-        return f"{name} could have captured {captured(state, better)}"
+        return Reason(
+            f"{name} could have captured {captured(state, better)}",
+            "could_capture",
+            **facts,
+            captured=_captured_data(better),
+        )
     if better.home and not played.home:
-        return f"{name} could have gone home"
+        return Reason(f"{name} could have gone home", "could_go_home", **facts)
     if left and not kept:
         rivals = "a rival pawn" if left == 1 else f"{left} rival pawns"
-        return f"moving {pawn_name(state, played)} left it in reach of {rivals}"
+        return Reason(
+            f"moving {pawn_name(state, played)} left it in reach of {rivals}",
+            "left_in_reach",
+            **_pawn(state, played),
+            n=left,
+        )
     before = threat(state, better.corner, better.frm)
     if before and not kept:
-        return f"{name} could have moved out of a rival's reach"
+        return Reason(f"{name} could have moved out of a rival's reach", "could_escape", **facts)
     if better.frm < 0 <= played.frm:
-        return f"bringing {name} out of the yard kept better chances"
-    return f"moving {name} instead kept better chances"
+        return Reason(
+            f"bringing {name} out of the yard kept better chances", "could_come_out", **facts
+        )
+    return Reason(f"moving {name} instead kept better chances", "could_move", **facts)
 
 
 def _sixes_interval(rolls: int) -> tuple[float, float]:
@@ -128,12 +149,19 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
                 if lost <= 1e-9 or played == best_move:
                     s["best"] += 1
                 elif lost > 0.0:
+                    does, instead = describe(state, played), describe(state, best_move)
+                    why = explain(state, played, best_move)
                     s["moves"].append(
                         {
                             "seq": seq,
-                            "played": describe(state, played),
-                            "better": describe(state, best_move),
-                            "why": explain(state, played, best_move),
+                            "played": does,
+                            "better": instead,
+                            "why": why,
+                            # The same three as codes and data (VERSION 2), told in the
+                            # reader's language by the replay page (static/js/reasons.js).
+                            "played_said": does.wire(),
+                            "better_said": instead.wire(),
+                            "why_said": why.wire(),
                             "lost": round(lost, 4),
                             "played_move": _move_dict(played),
                             "better_move": _move_dict(best_move),
@@ -192,30 +220,55 @@ def _move_dict(m: Move) -> dict[str, int]:
     return {"corner": m.corner, "pawn": m.pawn, "from": m.frm, "to": m.to}
 
 
-def hint(state: State) -> tuple[Move, str, float]:
+def hint(state: State) -> tuple[Move, Reason, float]:
     """Practice: the best move for the player to move, what it does and why in words, and the
-    player's chance after it."""
+    player's chance after it. The words are a `Reason`: code best "D: W" with ``does`` (D, a
+    `describe` reason's wire) and ``why`` (W, `_why_best`'s), or only "D (the only move)"
+    with ``does``; games.match.saying.hint_reason tells it in the reader's language."""
     ranked = after_moves(state)
     best, found = ranked[0]
     does = describe(state, best)
     if len(ranked) == 1:
-        return best, f"{does} (the only move)", found[state.to_play]
-    runner_up = ranked[1][0]
-    return best, f"{does}: {_why_best(state, best, runner_up)}", found[state.to_play]
+        return (
+            best,
+            Reason(f"{does} (the only move)", "only", does=does.wire()),
+            found[state.to_play],
+        )
+    why = _why_best(state, best, ranked[1][0])
+    return (
+        best,
+        Reason(f"{does}: {why}", "best", does=does.wire(), why=why.wire()),
+        found[state.to_play],
+    )
 
 
-def _why_best(state: State, best: Move, other: Move) -> str:
+def _why_best(state: State, best: Move, other: Move) -> Reason:
     """Why `best` is the move to play rather than `other` (the next best), said before it is
-    played (`explain` says it after a worse move was)."""
+    played (`explain` says it after a worse move was). Codes (the English): it_captures "it
+    captures C", goes_home "P goes home", would_leave "moving P would leave it in reach of N
+    rival pawns" (P the other pawn), takes_out "it takes P out of a rival's reach",
+    keeps_better "it keeps better chances than moving P" (P the other pawn)."""
     left, kept = _reach_after(state, other), _reach_after(state, best)
     name, instead = pawn_name(state, best), pawn_name(state, other)
     if best.captures and not other.captures:
-        return f"it captures {captured(state, best)}"
+        return Reason(
+            f"it captures {captured(state, best)}",
+            "it_captures",
+            **_pawn(state, best),
+            captured=_captured_data(best),
+        )
     if best.home and not other.home:
-        return f"{name} goes home"
+        return Reason(f"{name} goes home", "goes_home", **_pawn(state, best))
     if left and not kept:
         rivals = "a rival pawn" if left == 1 else f"{left} rival pawns"
-        return f"moving {instead} would leave it in reach of {rivals}"
+        return Reason(
+            f"moving {instead} would leave it in reach of {rivals}",
+            "would_leave",
+            **_pawn(state, other),
+            n=left,
+        )
     if threat(state, best.corner, best.frm) and not kept:
-        return f"it takes {name} out of a rival's reach"
-    return f"it keeps better chances than moving {instead}"
+        return Reason(f"it takes {name} out of a rival's reach", "takes_out", **_pawn(state, best))
+    return Reason(
+        f"it keeps better chances than moving {instead}", "keeps_better", **_pawn(state, other)
+    )

@@ -88,3 +88,40 @@ def bot_reason(rules: Ruleset, why: dict[str, Any]) -> str:
         "shield": _("moves %(pawn)s under a Shield"),
     }.get(code)
     return sentence % {"pawn": pawn} if sentence else ""
+
+
+def hint_reason(rules: Ruleset, why: dict[str, Any]) -> str:
+    """The practice Hint's words (`games.bots.analysis.hint`: code best or only, what the move
+    does and why it beats the next best) in the reader's language; empty for an unknown
+    code."""
+    code = why.get("code", "")
+    does = bot_reason(rules, why.get("does") or {})
+    if code == "only":
+        return _("%(does)s (the only move)") % {"does": does}
+    if code != "best":
+        return ""
+    return _("%(does)s: %(why)s") % {"does": does, "why": best_reason(rules, why.get("why") or {})}
+
+
+def best_reason(rules: Ruleset, why: dict[str, Any]) -> str:
+    """Why the hinted move beats the next best (`games.bots.analysis._why_best`); empty for
+    an unknown code."""
+    code = why.get("code", "")
+    pawn = _pawn(rules, why)
+    if code == "it_captures":
+        return _("it captures %(captured)s") % {
+            "captured": _captured(rules, why.get("captured") or [])
+        }
+    if code == "would_leave":
+        n = int(why.get("n", 0))
+        return ngettext(
+            "moving %(pawn)s would leave it in reach of a rival pawn",
+            "moving %(pawn)s would leave it in reach of %(n)s rival pawns",
+            n,
+        ) % {"pawn": pawn, "n": n}
+    sentence = {
+        "goes_home": _("%(pawn)s goes home"),
+        "takes_out": _("it takes %(pawn)s out of a rival's reach"),
+        "keeps_better": _("it keeps better chances than moving %(pawn)s"),
+    }.get(code)
+    return sentence % {"pawn": pawn} if sentence else ""

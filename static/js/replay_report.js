@@ -2,6 +2,7 @@
 // dice luck and decisions, and the costliest moves; a tap on the chart or a costly move shows
 // that step on the board (through the replay's own slider).
 import { colourName } from "./i18n.js";
+import { botReason, lostReason } from "./reasons.js";
 
 const gettext = window.gettext || ((s) => s);
 const interpolate = window.interpolate || ((fmt, args) => fmt.replace(/%s/g, () => args.shift()));
@@ -15,9 +16,20 @@ const W = 320;
 const H = 170;
 const PAD = { l: 30, r: 6, t: 8, b: 22 };
 
-const pct = (x, sign = false) => `${sign && x > 0 ? "+" : ""}${(x * 100).toFixed(1)}%`;
+// Numbers in the page's language: its digits, decimal sign and percent sign's place
+// ("+18.0%", "+18,0 %" in German, "+١٨٫٠٪" in Arabic).
+const LANG = document.documentElement.lang || undefined;
+const percent = (digits, sign) => new Intl.NumberFormat(LANG, { style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits, signDisplay: sign ? "exceptZero" : "auto" });
+const SHARE = percent(1, false);
+const CHANGE = percent(1, true);
+const WHOLE = percent(0, false);
+const ONE_PLACE = new Intl.NumberFormat(LANG, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const COUNT = new Intl.NumberFormat(LANG);
+const pct = (x, sign = false) => (sign ? CHANGE : SHARE).format(x);
 const seatName = (corner) => (cfg.seats.find((s) => s.corner === Number(corner)) || {}).name || corner;
 const seatColour = (corner) => (cfg.seats.find((s) => s.corner === Number(corner)) || {}).colour || "grey";
+// A corner's colour as the page says it (the reasons name captured and partners' pawns so).
+const cornerName = (corner) => colourName((cfg.seats.find((s) => s.corner === Number(corner)) || {}).colour || (cfg.board.colours || [])[corner] || String(corner));
 
 // The frame of the replay a stored seq is shown at (the state after that action).
 function frameOf(seq) {
@@ -48,12 +60,12 @@ function chart(report) {
   const y = (p) => PAD.t + (H - PAD.t - PAD.b) * (1 - p);
   for (const p of [0, 0.25, 0.5, 0.75, 1]) {
     el("line", { x1: PAD.l, x2: W - PAD.r, y1: y(p), y2: y(p), class: "grid" }, svg);
-    el("text", { x: PAD.l - 4, y: y(p) + 3, class: "axis", "text-anchor": "end" }, svg).textContent = `${p * 100}%`;
+    el("text", { x: PAD.l - 4, y: y(p) + 3, class: "axis", "text-anchor": "end" }, svg).textContent = WHOLE.format(p);
   }
   const last = points[points.length - 1];
   el("text", { x: W - PAD.r, y: H - 6, class: "axis", "text-anchor": "end" }, svg).textContent =
-    interpolate(gettext("turn %s"), [String(last.turn)]);
-  el("text", { x: PAD.l, y: H - 6, class: "axis" }, svg).textContent = interpolate(gettext("turn %s"), ["1"]);
+    interpolate(gettext("turn %s"), [COUNT.format(last.turn)]);
+  el("text", { x: PAD.l, y: H - 6, class: "axis" }, svg).textContent = interpolate(gettext("turn %s"), [COUNT.format(1)]);
   for (const corner of Object.keys(report.seats)) {
     const d = points.map((pt, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(pt.chances[corner]).toFixed(1)}`).join("");
     el("path", { d, class: "line", stroke: INK[seatColour(corner)] || "#555", "data-corner": corner }, svg);
@@ -87,7 +99,7 @@ function figures(report) {
     const cells = [
       colourName(seatColour(corner)),
       pct(s.luck, true),
-      `${s.sixes} (${s.expected_sixes.toFixed(1)})`,
+      `${COUNT.format(s.sixes)} (${ONE_PLACE.format(s.expected_sixes)})`,
       s.best_share === null ? "–" : pct(s.best_share),
       pct(-s.lost, true),
     ];
@@ -113,12 +125,14 @@ function figures(report) {
     // The position the move was chosen in (just before it), then the move itself.
     btn.addEventListener("click", () => jump(Math.max(0, frameOf(c.seq) - 1)));
     const words = document.createElement("span");
+    // A report stored before the codes (version 1) says its moves in English only.
+    const why = lostReason(c.why_said, cornerName) || c.why;
     words.textContent = interpolate(gettext("%s %s (%s); better: %s. %s"), [
       colourName(seatColour(c.corner)),
-      c.played,
+      botReason(c.played_said, cornerName) || c.played,
       pct(-c.lost, true),
-      c.better,
-      c.why.charAt(0).toUpperCase() + c.why.slice(1),
+      botReason(c.better_said, cornerName) || c.better,
+      why.charAt(0).toLocaleUpperCase(LANG) + why.slice(1),
     ]);
     li.append(btn, " ", words);
     ol.appendChild(li);
