@@ -2,8 +2,9 @@
 
 A NUL character (``%00``) in a path, a query or a form field reaches the database as text,
 which PostgreSQL refuses with an error (a 500); a lone surrogate cannot be encoded at all.
-Such a request gets a coded 400 here: JSON under ``/api/``, a short page elsewhere. And a
-request that fails because the database or Redis is down gets a 503 that says so.
+Such a request gets a coded 400 here: JSON under ``/api/``, a short page elsewhere (in the
+reader's language, ludo_site.errors). And a request that fails because the database or Redis is
+down gets a 503 that says so.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ class BadInputMiddleware:
         if any(_bad(text) for text in _fields(request)):
             if request.path.startswith("/api/"):
                 return JsonResponse({"code": "bad_request", "message": MESSAGE}, status=400)
-            return HttpResponse(MESSAGE, status=400, content_type="text/plain; charset=utf-8")
+            from ludo_site import errors  # here: this module loads before the apps
+
+            return errors.bad_request(request, ValueError(MESSAGE))
         return self.get_response(request)
 
 
@@ -95,8 +98,8 @@ class UnavailableMiddleware:
                 {"code": "unavailable", "message": UNAVAILABLE}, status=503
             )
         else:
-            response = HttpResponse(
-                UNAVAILABLE, status=503, content_type="text/plain; charset=utf-8"
-            )
+            from ludo_site import errors
+
+            response = errors.unavailable(request)  # the reader's language, no database
         response["Retry-After"] = "5"
         return response

@@ -28,6 +28,8 @@ ALLOWED_HOSTS = env.parse_list(
     os.environ.get("ALLOWED_HOSTS"), default=["localhost", "127.0.0.1", "[::1]"]
 )
 CSRF_TRUSTED_ORIGINS = env.parse_list(os.environ.get("CSRF_TRUSTED_ORIGINS"), default=[])
+# A form refused by the CSRF check: the site's page in the reader's language (issue 29).
+CSRF_FAILURE_VIEW = "ludo_site.errors.csrf_failure"
 
 # HTTPS=1 (production behind TLS): plain HTTP redirected to HTTPS, cookies sent over HTTPS
 # only, and HSTS for HSTS_SECONDS (a year; 0 leaves it off, e.g. while trying HTTPS out) with

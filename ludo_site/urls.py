@@ -22,3 +22,10 @@ urlpatterns = [
     path("i18n/js/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("", include("games.web.urls")),
 ]
+
+# The error pages in the reader's language and direction, safe before the language or the
+# database is known (ludo_site.errors).
+handler400 = "ludo_site.errors.bad_request"
+handler403 = "ludo_site.errors.permission_denied"
+handler404 = "ludo_site.errors.page_not_found"
+handler500 = "ludo_site.errors.server_error"
