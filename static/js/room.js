@@ -503,7 +503,7 @@ function note(e) {
   // A forfeit or resignation is one line: the engine's "resigned" repeats the service's "leave".
   if (e.kind === "resigned" && prev && prev.kind === "leave" && prev.corner === e.corner) return;
   if (lone && (e.kind === "moved" || e.kind === "released") && e.corner === lone.corner && e.pawn === lone.pawn) {
-    text += " (the only move: played by itself)";
+    text = fmt(gettext("%(does)s (the only move: played by itself)"), { does: text });
     lone = null;
   }
   history.unshift({ text, kind: e.kind, seq: e.seq, corner: e.kind === "turn_passed" ? e.to : e.corner, r: e.kind === "reaction" ? e.r : undefined });
@@ -674,7 +674,8 @@ function renderSeats() {
       // An away seat is a person's the computer plays until they are back: labelled too.
       const tag = document.createElement("span");
       tag.className = "bot-tag";
-      tag.textContent = s.label || gettext("BOT");
+      // The wire's `label` is English data ("BOT", for outside clients): the page says its own.
+      tag.textContent = gettext("BOT");
       if (s.away && !s.bot) tag.title = fmt(gettext("a bot is playing for %(who)s"), { who: s.name || Name(s.corner) });
       li.appendChild(tag);
     }

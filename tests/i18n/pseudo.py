@@ -124,3 +124,46 @@ def english_words(html: str, allowed: set[str] = frozenset()) -> set[str]:  # ty
     text = re.sub(r"\b[0-9a-fA-F]{8,}\b", " ", " ".join(reader.parts))  # hashes, seeds: data
     words = set(re.findall(r"[A-Za-z]{2,}", text))
     return {w for w in words if w not in allowed and w.lower() not in allowed}
+
+
+# The scripts' side of the pseudo-locale: appended to the JavaScript catalogue (/i18n/js/) of
+# an ``xx`` page, it makes gettext and its kin write what they are given in fullwidth
+# letters, keeping placeholders as `pseudo` does.
+PSEUDO_JS = r"""
+;(function (globals) {
+  const KEEP = /(%\(\w+\)[sdif]|%[sdif%]|<[^>]*>|&#?\w+;|\{\{[^}]*\}\}|\{\w*\})/;
+  const letter = (c) => String.fromCharCode(c.charCodeAt(0) - 0x21 + 0xff01);
+  const wide = (text) => String(text).split(KEEP)
+    .map((part, i) => (i % 2 ? part : part.replace(/[A-Za-z]/g, letter))).join("");
+  const django = globals.django || (globals.django = {});
+  django.gettext = (msgid) => wide(msgid);
+  django.ngettext = (one, many, n) => wide(n === 1 ? one : many);
+  django.pgettext = (context, msgid) => wide(msgid);
+  django.npgettext = (context, one, many, n) => wide(n === 1 ? one : many);
+  for (const name of ["gettext", "ngettext", "pgettext", "npgettext"]) globals[name] = django[name];
+})(window);
+"""
+
+
+def install() -> None:
+    """The pseudo-locale for good in this process: the browser tests' server started with
+    LUDO_TEST_PSEUDO_LOCALE=1 (tests/browser/asgi_static.py). Pages, sockets and the scripts'
+    catalogue all speak ``xx`` to a reader who asks for it (``?lang=xx``, the cookie)."""
+    from django.conf import settings
+    from django.utils.translation import get_language
+    from django.views.i18n import JavaScriptCatalog
+
+    LANG_INFO[CODE] = {"bidi": False, "code": CODE, "name": "Pseudo", "name_local": "Ｐｓｅｕｄｏ"}
+    override_settings(LANGUAGES=[*settings.LANGUAGES, (CODE, "Pseudo")]).enable()
+    real_check = trans_real.check_for_language
+    trans_real.check_for_language = lambda code: code == CODE or real_check(code)  # type: ignore[assignment]
+    trans_real._translations[CODE] = PseudoTranslation()
+    real_get = JavaScriptCatalog.get
+
+    def get(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
+        response = real_get(self, request, *args, **kwargs)
+        if get_language() == CODE:
+            response.content = response.content + PSEUDO_JS.encode()
+        return response
+
+    JavaScriptCatalog.get = get  # type: ignore[method-assign]
