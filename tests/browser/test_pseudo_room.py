@@ -18,7 +18,7 @@ from playwright.sync_api import Page, WebSocketRoute, expect
 from games.match.selectors import BOT_NAMES
 from tests.i18n.pseudo import english_words, pseudo
 
-from .conftest import DESKTOP, embedded, practise
+from .conftest import DESKTOP, PHONE, embedded, practise
 from .test_site import act
 
 pytestmark = pytest.mark.browser
@@ -42,11 +42,13 @@ def pseudo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def left_in_english(page: Page, code: str) -> set[str]:
-    """The plain ASCII words the room shows now, less its data (bots' names, the guest's
-    name, pieces of the room code)."""
+    """The plain ASCII words the room shows now, less its data: the players' names as the
+    seats show them (a guest's generated "Guest 1A2B" is a stored name, the same for every
+    reader), the bots' names, pieces of the room code, the invitation's address."""
     html = page.locator("main").evaluate("(main) => main.outerHTML")
-    guest = page.locator(".signed-in strong").all_inner_texts()
-    data = DATA | {w for name in guest for w in re.findall(r"[A-Za-z]{2,}", name)}
+    html = re.sub(r"https?://[^\s<\"']+", " ", html)
+    names = page.locator("#seats .seat-name, .signed-in strong").all_inner_texts()
+    data = DATA | {w for name in names for w in re.findall(r"[A-Za-z]{2,}", name)}
     return {w for w in english_words(html, data) if not (w.isupper() and set(w) <= set(code))}
 
 
@@ -110,4 +112,57 @@ def test_a_practice_room_says_every_word_in_the_pseudo_locale(
     sockets[-1].send(json.dumps(frame))
     expect(page.locator("#error")).to_be_visible()
     look(f"the toast: {page.locator('#error').inner_text()!r}")
+    assert found == {}, f"plain English in the room: {found}"
+
+
+def test_a_friends_room_with_its_time_left_in_the_pseudo_locale(
+    pseudo_site: str, people: Any
+) -> None:
+    """Two people in a friends' room (the turn clock runs there: the time left in words)."""
+    pages = []
+    for viewport in (DESKTOP, PHONE):
+        person = people(viewport)
+        person.context.add_cookies([{"name": "django_language", "value": "xx", "url": pseudo_site}])
+        pages.append(person.page())
+    ann, bob = pages
+    ann.goto(pseudo_site + "/accounts/signup/")
+    ann.fill("input[name=username]", "ann")
+    ann.fill("input[name=password1]", "a-long-pass-42")
+    ann.fill("input[name=password2]", "a-long-pass-42")
+    ann.check("input[name=terms]")
+    ann.click("button[type=submit]")
+    expect(ann.locator(".signed-in")).to_contain_text("ann")
+    friends = ann.locator("form[action='/play/friends/']")
+    friends.locator("select[name=ruleset]").select_option("classic")
+    friends.locator("select[name=players]").select_option("2")
+    friends.locator("button[type=submit]").click()
+    expect(ann.locator("#room-code")).to_be_visible()
+    code = ann.locator("#room-code").inner_text()
+    found: dict[str, str] = {}
+
+    def look(page: Page, when: str) -> None:
+        for word in left_in_english(page, code.replace("-", "")):
+            found.setdefault(word, when)
+
+    look(ann, "waiting for players")
+    bob.goto(pseudo_site + "/")
+    bob.fill("input[name=code]", code.lower())
+    bob.click("form[action='/join/'] button")
+    expect(bob.locator(".seat.to-play")).to_have_count(1)
+    expect(ann.locator(".waiting")).to_be_hidden()
+
+    clocks: set[str] = set()
+    deadline = time.monotonic() + 60
+    while ann.locator("#history li").count() < 10:
+        assert time.monotonic() < deadline, "the game did not go on"
+        for page in (ann, bob):
+            left = page.locator("#time-left")
+            if left.is_visible():
+                clocks.add(left.inner_text())
+            look(page, f"{page.locator('#status').inner_text()!r}")
+            if act(page, "click"):
+                page.wait_for_timeout(150)
+        ann.wait_for_timeout(50)
+    assert clocks, "no time left shown"
+    assert all(pseudo("left") in text for text in clocks), clocks
     assert found == {}, f"plain English in the room: {found}"
