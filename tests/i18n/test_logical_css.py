@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-STATIC_CSS = Path(__file__).resolve().parents[2] / "static" / "css"
+ROOT = Path(__file__).resolve().parents[2]
+STATIC_CSS = ROOT / "static" / "css"
+TEMPLATES = ROOT / "templates"
 
 # Rules allowed a physical left or right: the board's drawing (its SVG is laid out left to
 # right in every language). A selector here is matched by its start.
@@ -74,6 +76,26 @@ def test_no_physical_left_or_right_outside_the_board() -> None:
         for selector, declarations in rules(sheet.read_text())
         if (found := physical(declarations)) and not board_rule(selector)
     ]
+    assert offending == [], "use logical properties (margin-inline-start...):\n" + "\n".join(
+        offending
+    )
+
+
+def test_no_physical_left_or_right_in_the_templates_styles() -> None:
+    """The same for a template's own <style> block and style="" attributes."""
+    offending = []
+    for template in sorted(TEMPLATES.rglob("*.html")):
+        text = template.read_text()
+        name = template.relative_to(TEMPLATES)
+        for block in re.findall(r"<style[^>]*>(.*?)</style>", text, flags=re.S):
+            offending += [
+                f"{name}: {selector} {{ {'; '.join(found)} }}"
+                for selector, declarations in rules(block)
+                if (found := physical(declarations)) and not board_rule(selector)
+            ]
+        for attribute in re.findall(r'style="([^"]*)"', text):
+            if found := physical(attribute):
+                offending.append(f'{name}: style="{"; ".join(found)}"')
     assert offending == [], "use logical properties (margin-inline-start...):\n" + "\n".join(
         offending
     )
