@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 from .pawns import YARD, Move
 
+_new = tuple.__new__  # builds a NamedTuple without its Python-level __new__
+_OTHERS = ((1, 2, 3), (2, 3, 0), (3, 0, 1), (0, 1, 2))  # the other corners, clockwise
+
 if TYPE_CHECKING:
     from .state import State
 
@@ -30,11 +33,28 @@ def legal_for(state: State, mover: int, code: int) -> tuple[Move, ...]:
     steps = board.steps[mover][code]
     plain = board.plain
     found: list[Move] = []
+    if plain:
+        # The tables say it all: each pawn's row, with the captures its landing square makes
+        # (one probe of the four rows). Spelled out: the hot path of every game.
+        c1, c2, c3 = _OTHERS[mover]
+        r1, r2, r3 = pawns[c1], pawns[c2], pawns[c3]
+        for i, p in enumerate(own):
+            row = steps[p + 1]
+            if row is not None:
+                m, rivals, _, probe = row[i]
+                if probe is not None:
+                    q1, q2, q3 = probe
+                    if q1 in r1 or q2 in r2 or q3 in r3:
+                        captures = _captures(state, mover, i, m[5], rivals)
+                        if captures:
+                            m = _new(Move, (m[0], m[1], m[2], m[3], captures, *m[5:]))
+                found.append(m)
+        return tuple(found)
     for i, p in enumerate(own):
         row = steps[p + 1]
         if row is None:
             continue
-        m, rivals, _ = row[i]
+        m, rivals, _, _ = row[i]
         if not plain:
             t = m.to
             if not rules.land_on_own and t in own:
@@ -46,7 +66,7 @@ def legal_for(state: State, mover: int, code: int) -> tuple[Move, ...]:
                 if q in pawns[c]:
                     captures = _captures(state, mover, i, m.square, rivals)
                     if captures:
-                        m = m._replace(captures=captures)
+                        m = _new(Move, (m[0], m[1], m[2], m[3], captures, *m[5:]))
                     break
         if not plain and m.square in board.bonus and m.square not in state.picked:
             m = m._replace(bonus=board.bonus[m.square])
@@ -79,7 +99,18 @@ def _captures(
     """The pawns sent to their yard when `mover`'s `pawn` lands on track square `s`, where
     `others` lists each other corner with the progress at which it would stand there."""
     rules = state.rules
-    there = [(c, j) for c, q in others for j, x in enumerate(state.pawns[c]) if x == q]
+    pawns = state.pawns
+    if rules.capture == "all" and not rules.pairs and not state.shields:
+        # Classic's capture, most of any game's: every rival pawn on the square.
+        sent: list[tuple[int, int]] = []
+        for c, q in others:
+            row = pawns[c]
+            if q in row:
+                for j in range(len(row)):
+                    if row[j] == q:
+                        sent.append((c, j))
+        return tuple(sent)
+    there = [(c, j) for c, q in others for j, x in enumerate(pawns[c]) if x == q]
     partner = (mover + 2) % 4 if rules.pairs else -1
     rivals = [cp for cp in there if cp[0] != partner]
     if not rivals:
@@ -97,7 +128,7 @@ def _captures(
     for cp in rivals:
         key = cp[0] % 2 if rules.pairs else cp[0]
         groups.setdefault(key, []).append(cp)
-    sent: list[tuple[int, int]] = []
+    sent = []
     for group in groups.values():
         if len(group) <= mine:
             sent.extend(cp for cp in group if cp not in shielded)

@@ -33,7 +33,9 @@ _NO_PICKED: frozenset[int] = frozenset()
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__: the hot path
 # Events are immutable values: the commonest are built once.
 _ROLLED = tuple(tuple(Rolled(c, f, f, "") for f in range(7)) for c in range(4))
+_ROLLED_ONLY = tuple(tuple((e,) for e in row) for row in _ROLLED)  # a roll's events, most often
 _PASSED = tuple(tuple(TurnPassed(a, b) for b in range(4)) for a in range(4))
+_AGAIN_SIX = tuple(ExtraRoll(c, ("six",)) for c in range(4))  # the commonest extra roll
 
 
 # ---------------------------------------------------------------------------- starting a game
@@ -113,7 +115,7 @@ def setup(
 
 def legal_moves(state: State) -> tuple[Move, ...]:
     """The moves the player to act may make with the roll in hand (empty unless phase "move")."""
-    return state.legal
+    return state[11]  # state.legal, read by its place: every move of every game asks
 
 
 def timeout_move(state: State) -> Move:
@@ -168,27 +170,49 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
     if legal:
         after = (rules, seats, player, "move", pawns, die, value, sixes, tries, placings, out,
                  legal, stock, picked, shields, bonus)  # fmt: skip
-        return _new(State, after), (rolled,)
+        return _new(State, after), (_ROLLED_ONLY[player][value] if not bonus else (rolled,))
     own = pawns[mover]
-    if code not in rules.release_faces and all(p == YARD or p >= rules.finish_from for p in own):
-        faces = " or ".join(str(f) for f in sorted(rules.release_faces))
-        reason = f"no pawn is out, and only a {faces} brings one out of the yard"
-    else:
-        reason = f"no pawn can move {die}"
+    no_move = _no_move(rules, player, code, die, own)
     if six and rules.unusable_six_rolls_again:
         again: tuple[str, ...] = ("unusable_six",)
     elif rules.tries_without_pawn_out > 1 and not _any_out(rules, own):
         tries += 1
         if tries >= rules.tries_without_pawn_out:
-            return _pass_turn(state, stock, (rolled, NoMove(player, die, reason)))
+            return _pass_turn(state, stock, (rolled, no_move))
         again = ("try",)
     else:
-        return _pass_turn(state, stock, (rolled, NoMove(player, die, reason)))
-    events = (rolled, NoMove(player, die, reason), ExtraRoll(player, again))
+        return _pass_turn(state, stock, (rolled, no_move))
+    events = (rolled, no_move, ExtraRoll(player, again))
     keep = "shield" if bonus == "shield" else ""
     after = (rules, seats, player, "roll", pawns, 0, 0, sixes, tries, placings, out, (), stock,
              picked, shields, keep)  # fmt: skip
     return _new(State, after), events
+
+
+# (release faces, player, die, whether no pawn is out) -> the NoMove event: built once each.
+_NO_MOVES: dict[tuple[frozenset[int], int, int, bool], NoMove] = {}
+
+
+def _no_move(rules: Ruleset, player: int, code: int, die: int, own: tuple[int, ...]) -> NoMove:
+    """Why `player`'s roll moves no pawn, as its NoMove event."""
+    faces = rules.release_faces
+    yard = code not in faces
+    if yard:
+        finish = rules.finish_from
+        for p in own:
+            if p != YARD and p < finish:
+                yard = False
+                break
+    key = (faces, player, die, yard)
+    event = _NO_MOVES.get(key)
+    if event is None:
+        if yard:
+            said = " or ".join(str(f) for f in sorted(faces))
+            reason = f"no pawn is out, and only a {said} brings one out of the yard"
+        else:
+            reason = f"no pawn can move {die}"
+        event = _NO_MOVES[key] = NoMove(player, die, reason)
+    return event
 
 
 def _spend(state: State, player: int, bonus: str) -> tuple[tuple[int, int, int], ...]:
@@ -253,8 +277,26 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
             raise IllegalAction(_why_not(state, chosen))
         chosen = same[0]
     c, i, frm, to, captures, square, _, home, bonus = chosen
-    rows = list(pawns)
-    rows[c] = _place(rows[c], i, to)
+    # The pawns after the move, spelled out (the fastest way to copy four rows of four).
+    p0, p1, p2, p3 = pawns
+    a, b, x, d = pawns[c]
+    row: tuple[int, ...] = (
+        (to, b, x, d)
+        if i == 0
+        else (a, to, x, d)
+        if i == 1
+        else (a, b, to, d)
+        if i == 2
+        else (a, b, x, to)
+    )
+    if c == 0:
+        pawns = (row, p1, p2, p3)
+    elif c == 1:
+        pawns = (p0, row, p2, p3)
+    elif c == 2:
+        pawns = (p0, p1, row, p3)
+    else:
+        pawns = (p0, p1, p2, row)
     # The Moved/Released event of this step, built once with the move tables.
     steps = rules.board.steps[c][face + 6 if held == "double" else face][frm + 1]
     assert steps is not None  # a legal move has its row in the tables
@@ -268,16 +310,16 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
             nxt = seats[(seats.index(player) + 1) % len(seats)]
         if shields:
             shields = _shields_expire(shields, nxt)
-        after = (rules, seats, nxt, "roll", tuple(rows), 0, 0, 0, 0, placings, out, (), stock,
-                 _NO_PICKED, shields, "")  # fmt: skip
-        return _new(State, after), (first, _PASSED[player][nxt])
+        passed = (rules, seats, nxt, "roll", pawns, 0, 0, 0, 0, placings, out, (), stock,
+                  _NO_PICKED, shields, "")  # fmt: skip
+        return _new(State, passed), (first, _PASSED[player][nxt])
     events: list[Event] = [first]
-    for cc, j in captures:
-        hit = list(rows[cc])
-        hit[j] = YARD
-        rows[cc] = tuple(hit)
-        events.append(Captured(cc, j, c, square))
-    pawns = tuple(rows)
+    if captures:
+        rows = list(pawns)
+        for cc, j in captures:
+            rows[cc] = _place(rows[cc], j, YARD)
+            events.append(_new(Captured, (cc, j, c, square)))
+        pawns = tuple(rows)
     if shields and captures:
         shields = frozenset(x for x in shields if (x[1], x[2]) not in captures)
     if shield or held == "shield":
@@ -303,10 +345,13 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
             events.append(Won(final[0], final))
             placings, phase, reasons = final, "over", []
     if reasons and (rules.pairs or player not in placings):
-        events.append(ExtraRoll(player, tuple(reasons)))
+        again = (
+            _AGAIN_SIX[player] if reasons == ["six"] else _new(ExtraRoll, (player, tuple(reasons)))
+        )
+        events.append(again)
     elif phase != "over":
         nxt = _next_player(state, player, placings, out)
-        events.append(TurnPassed(player, nxt))
+        events.append(_PASSED[player][nxt])
         player, sixes, picked = nxt, 0, _NO_PICKED
         if shields:
             shields = _shields_expire(shields, nxt)
@@ -414,33 +459,17 @@ def _pass_turn(
 ) -> tuple[State, tuple[Event, ...]]:
     """End the turn: the next corner clockwise that still plays starts a fresh turn, and
     picked bonuses lie on the board again."""
-    player = state.to_play
-    nxt = _next_player(state, player, state.placings, state.out)
-    shields = state.shields
+    (rules, seats, player, _, pawns, _, _, _, _, placings, out, _, _, _, shields,
+     _) = state  # fmt: skip
+    if placings or out:
+        nxt = _next_player(state, player, placings, out)
+    else:
+        nxt = seats[(seats.index(player) + 1) % len(seats)]
     if shields:
         shields = _shields_expire(shields, nxt)
-    after = _new(
-        State,
-        (
-            state.rules,
-            state.seats,
-            nxt,
-            "roll",
-            state.pawns,
-            0,
-            0,
-            0,
-            0,
-            state.placings,
-            state.out,
-            (),
-            stock,
-            _NO_PICKED,
-            shields,
-            "",
-        ),
-    )
-    return after, events + (TurnPassed(player, nxt),)
+    after = (rules, seats, nxt, "roll", pawns, 0, 0, 0, 0, placings, out, (), stock, _NO_PICKED,
+             shields, "")  # fmt: skip
+    return _new(State, after), events + (_PASSED[player][nxt],)
 
 
 def _next_player(state: State, player: int, placings: tuple[int, ...], out: tuple[int, ...]) -> int:

@@ -13,7 +13,11 @@ from typing import Any, Literal
 from .events import Moved, Released
 from .pawns import YARD, Move
 
-Step = tuple[Move, tuple[tuple[int, int], ...], Moved | Released]
+# A pawn's step in the move tables: the move (before captures and bonuses), the rivals on its
+# landing square as (corner, progress), its Moved/Released event, and the same rivals as one
+# progress for each other corner clockwise from the mover (-9 where that corner cannot stand
+# there), or None where nobody can be captured: one probe of three rows instead of a loop.
+Step = tuple[Move, tuple[tuple[int, int], ...], Moved | Released, tuple[int, int, int] | None]
 
 Capture = Literal["all", "lone", "count"]
 Ending = Literal["first", "last"]
@@ -166,7 +170,8 @@ class Board:
                     bonus[q * rules.quarter + off] = kind
         self.bonus = bonus
 
-        # steps[c][code][p + 1][i] = (move, rivals) for corner c's pawn i at progress p, where
+        # steps[c][code][p + 1][i] = (move, rivals, event, probe) for corner c's pawn i at
+        # progress p (see `Step`), where
         # code is the face (1..6) or 6 + the face for a Double roll (which moves twice the face
         # and brings no pawn out); move is the Move before captures and bonuses, and rivals
         # lists (corner, progress) of the other corners' pawns that would share the landing
@@ -188,11 +193,16 @@ class Board:
                     for oc in range(4)
                     if oc != c and self.progress[oc][s] >= 0
                 )
+            probe: tuple[int, int, int] | None = None
+            if rivals:
+                at = dict(rivals)
+                probe = (at.get((c + 1) % 4, -9), at.get((c + 2) % 4, -9), at.get((c + 3) % 4, -9))
             return tuple(
                 (
                     Move(c, i, p, t, (), s, safe, home, ""),
                     rivals,
                     Released(c, i, s) if p == YARD else Moved(c, i, p, t, s),
+                    probe,
                 )
                 for i in range(4)
             )
