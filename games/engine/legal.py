@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .pawns import YARD, Move
 
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__
-_OTHERS = ((1, 2, 3), (2, 3, 0), (3, 0, 1), (0, 1, 2))  # the other corners, clockwise
+OTHERS = ((1, 2, 3), (2, 3, 0), (3, 0, 1), (0, 1, 2))  # the other corners, clockwise
 
 if TYPE_CHECKING:
     from .state import State
@@ -33,23 +33,6 @@ def legal_for(state: State, mover: int, code: int) -> tuple[Move, ...]:
     steps = board.steps[mover][code]
     plain = board.plain
     found: list[Move] = []
-    if plain:
-        # The tables say it all: each pawn's row, with the captures its landing square makes
-        # (one probe of the four rows). Spelled out: the hot path of every game.
-        c1, c2, c3 = _OTHERS[mover]
-        r1, r2, r3 = pawns[c1], pawns[c2], pawns[c3]
-        for i, p in enumerate(own):
-            row = steps[p + 1]
-            if row is not None:
-                m, rivals, _, probe = row[i]
-                if probe is not None:
-                    q1, q2, q3 = probe
-                    if q1 in r1 or q2 in r2 or q3 in r3:
-                        captures = _captures(state, mover, i, m[5], rivals)
-                        if captures:
-                            m = _new(Move, (m[0], m[1], m[2], m[3], captures, *m[5:]))
-                found.append(m)
-        return tuple(found)
     for i, p in enumerate(own):
         row = steps[p + 1]
         if row is None:
@@ -64,7 +47,7 @@ def legal_for(state: State, mover: int, code: int) -> tuple[Move, ...]:
         if rivals:
             for c, q in rivals:
                 if q in pawns[c]:
-                    captures = _captures(state, mover, i, m.square, rivals)
+                    captures = captures_of(state, mover, i, m.square, rivals)
                     if captures:
                         m = _new(Move, (m[0], m[1], m[2], m[3], captures, *m[5:]))
                     break
@@ -93,7 +76,7 @@ def roll_code(face: int, bonus: str) -> int:
     return face + 6 if bonus == "double" else face
 
 
-def _captures(
+def captures_of(
     state: State, mover: int, pawn: int, s: int, others: tuple[tuple[int, int], ...]
 ) -> tuple[tuple[int, int], ...]:
     """The pawns sent to their yard when `mover`'s `pawn` lands on track square `s`, where

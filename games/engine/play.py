@@ -23,7 +23,7 @@ from .events import (
     TurnPassed,
     Won,
 )
-from .legal import legal_for, mover_of, roll_code
+from .legal import OTHERS, captures_of, legal_for, mover_of, roll_code
 from .pawns import YARD, IllegalAction, Move
 from .rules import MAX_STOCK, STORED_BONUSES, Ruleset
 from .state import NO_STOCK, State
@@ -151,7 +151,7 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
         if phase == "over":
             raise IllegalAction("The game is over")
         raise IllegalAction("Move a pawn first: the roll in hand has not been used")
-    if value.__class__ is not int or not 1 <= value <= 6:
+    if type(value) is not int or not 1 <= value <= 6:
         raise IllegalAction(f"A die shows 1 to 6, not {value!r}")
     if bonus:
         stock = _spend(state, player, bonus)
@@ -161,16 +161,44 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
         die, code, six = value * 2, value + 6, False
     else:
         die, code, six = value, value, value == 6
-    sixes = sixes + 1 if six else 0
-    rolled = _ROLLED[player][value] if not bonus else Rolled(player, value, die, bonus)
-    if six and rules.max_sixes and sixes >= rules.max_sixes:
-        return _pass_turn(state, stock, (rolled, SixForfeited(player, sixes)))
+    if six:
+        sixes += 1
+        if rules.max_sixes and sixes >= rules.max_sixes:
+            rolled = _ROLLED[player][value] if not bonus else Rolled(player, value, die, bonus)
+            return _pass_turn(state, stock, (rolled, SixForfeited(player, sixes)))
+    else:
+        sixes = 0
     mover = mover_of(state, player) if rules.pairs else player
-    legal = legal_for(state, mover, code)
+    board = rules.board
+    if board.plain:
+        # The tables say it all (`Board.plain`): each pawn's row, with the captures its
+        # landing square makes, one probe of the other corners' rows. `legal_for` without
+        # its call, spelled out here: the hot path of every game.
+        steps = board.steps[mover][code]
+        c1, c2, c3 = OTHERS[mover]
+        r1, r2, r3 = pawns[c1], pawns[c2], pawns[c3]
+        found: list[Move] = []
+        for i, p in enumerate(pawns[mover]):
+            row = steps[p + 1]
+            if row is not None:
+                m, rivals, _, probe = row[i]
+                if probe is not None:
+                    q1, q2, q3 = probe
+                    if q1 in r1 or q2 in r2 or q3 in r3:
+                        captures = captures_of(state, mover, i, m[5], rivals)
+                        if captures:
+                            m = _new(Move, (m[0], m[1], m[2], m[3], captures, *m[5:]))
+                found.append(m)
+        legal = tuple(found)
+    else:
+        legal = legal_for(state, mover, code)
     if legal:
         after = (rules, seats, player, "move", pawns, die, value, sixes, tries, placings, out,
                  legal, stock, picked, shields, bonus)  # fmt: skip
-        return _new(State, after), (_ROLLED_ONLY[player][value] if not bonus else (rolled,))
+        if not bonus:
+            return _new(State, after), _ROLLED_ONLY[player][value]
+        return _new(State, after), (Rolled(player, value, die, bonus),)
+    rolled = _ROLLED[player][value] if not bonus else Rolled(player, value, die, bonus)
     own = pawns[mover]
     no_move = _no_move(rules, player, code, die, own)
     if six and rules.unusable_six_rolls_again:
@@ -298,10 +326,14 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
     else:
         pawns = (p0, p1, p2, row)
     # The Moved/Released event of this step, built once with the move tables.
-    steps = rules.board.steps[c][face + 6 if held == "double" else face][frm + 1]
+    if held == "double":
+        steps = rules.board.steps[c][face + 6][frm + 1]
+        six = False
+    else:
+        steps = rules.board.steps[c][face][frm + 1]
+        six = face == 6
     assert steps is not None  # a legal move has its row in the tables
     first: Event = steps[i][2]
-    six = face == 6 and held != "double"
     if not (captures or home or bonus or six or shield or held):
         # The plain move, most of any game: the turn passes.
         if placings or out:
