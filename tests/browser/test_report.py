@@ -31,7 +31,11 @@ print(match.code)
 @pytest.fixture(scope="module")
 def report_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     folder = tmp_path_factory.mktemp("report")
-    with serve(folder, tag="report", setup=SETUP) as (url, printed):
+    # The clock in-process too (the embedded default has no Celery): a bot that plays first
+    # rolls, else the practice game waits for it for ever.
+    with serve(
+        folder, tag="report", setup=SETUP, LUDO_TEST_CLOCK_EVERY="0.2", LUDO_BOT_DELAY="0.01"
+    ) as (url, printed):
         yield url, printed.split()[-1]
 
 
