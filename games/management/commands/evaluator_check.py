@@ -224,7 +224,8 @@ class Command(BaseCommand):
     def _timing(self, seed: int) -> None:
         """The analysis of one whole game of hard bots per table of four (duel: two)."""
         rng = random.Random(f"{seed}:timing")
-        for name in ("classic", "family", "duel", "mensch", "party", "party+pairs+power"):
+        presets = ("classic", "family", "duel", "mensch", "quick", "party")
+        for name in (*presets, "party+power", "party+pairs", "party+pairs+power"):
             rules = rules_from_name(name)
             players = rules.max_players
             start = new_game(rules, players, first=rules.seats_for(players)[0])
