@@ -18,7 +18,6 @@ from urllib.parse import parse_qs
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from accounts.language import supported
@@ -26,7 +25,7 @@ from accounts.models import is_guest
 from games.live import room as rooms
 from games.live import tickets
 from games.live.room import Viewer, finish_db_work, hub, on_db_thread
-from games.live.wire import RateLimit, WireError, error_frame, parse
+from games.live.wire import RateLimit, WireError, error_frame, parse, told
 from games.match.rooms import normalise
 
 __all__ = ["MatchConsumer", "finish_db_work", "on_db_thread"]
@@ -87,7 +86,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
         # queue behind other database work under load.
         await self.accept()
         if self.scope.get("ticket_refused"):
-            await self.send(error_frame("bad_ticket", _("This room link is not valid: reload")))
+            message = "This room link is not valid: reload"
+            told_here = told("bad_ticket", message, _language(self.scope, None))
+            await self.send(error_frame("bad_ticket", message, text=told_here))
             await self.close(code=CLOSE_BAD_TICKET)
             return
         code = normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
@@ -96,7 +97,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             session = _session_of(self.scope, user)
             if not hub().open_session(session):
                 await self.send(
-                    error_frame(
+                    self.error(
                         "too_many_sockets", "Too many open rooms in this browser: close some"
                     )
                 )
@@ -113,12 +114,20 @@ class MatchConsumer(AsyncWebsocketConsumer):
             self.room = await hub().enter(self.viewer, code) if code else None
         except Exception:  # noqa: BLE001 - the database or Redis is down: say so, and close
             log.exception("socket to room %s: could not enter", code)
-            await self.send(error_frame("unavailable", UNAVAILABLE))
+            await self.send(self.error("unavailable", UNAVAILABLE))
             await self.close(code=CLOSE_UNAVAILABLE)
             return
         if self.room is None:
-            await self.send(error_frame("not_found", "There is no room with that code"))
+            await self.send(self.error("not_found", "There is no room with that code"))
             await self.close(code=CLOSE_NOT_FOUND)
+
+    def error(self, code: str, message: str) -> str:
+        """An error frame for this socket: the English `message` and its text in the reader's
+        language (the socket's, else the handshake's)."""
+        language = self.viewer.language if self.viewer is not None else ""
+        return error_frame(
+            code, message, text=told(code, message, language or _language(self.scope, None))
+        )
 
     async def disconnect(self, code: int) -> None:
         if self.session:
@@ -136,12 +145,12 @@ class MatchConsumer(AsyncWebsocketConsumer):
             now = self.limit.last
             if now - self.last_limited >= 1.0:
                 self.last_limited = now
-                await self.send(error_frame("rate_limited", "Too many frames; slow down"))
+                await self.send(self.error("rate_limited", "Too many frames; slow down"))
             return
         try:
             intent = parse(text_data, bytes_data)
         except WireError as e:
-            await self.send(error_frame(e.code, e.message))
+            await self.send(self.error(e.code, e.message))
             return
         await self.room.act(self.viewer, intent)
 

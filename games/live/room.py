@@ -33,7 +33,7 @@ from django.conf import settings
 
 from games import services
 from games.live import dbthreads, owner, presence, watchers
-from games.live.wire import Intent, error_frame, frame
+from games.live.wire import Intent, error_frame, frame, told
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.match.selectors import (
@@ -219,7 +219,8 @@ class Viewer:
             await self.send_state()
         except Exception:  # noqa: BLE001 - tried again until it works
             log.warning("socket: resync failed; trying again", exc_info=True)
-            await self.send(error_frame("unavailable", UNAVAILABLE, self.sent_v))
+            text = told("unavailable", UNAVAILABLE, self.language)
+            await self.send(error_frame("unavailable", UNAVAILABLE, self.sent_v, text=text))
             self.resync_soon()
             return False
         return True
@@ -408,7 +409,8 @@ class Room:
             return
         except Exception:  # noqa: BLE001 - a dependency failed: the action did not happen
             log.exception("match %s: %s failed", self.match_id, intent.t)
-            await viewer.send(error_frame("unavailable", UNAVAILABLE, viewer.sent_v))
+            text = told("unavailable", UNAVAILABLE, viewer.language)
+            await viewer.send(error_frame("unavailable", UNAVAILABLE, viewer.sent_v, text=text))
             return
         if result is not None and getattr(result, "repeated", False):
             # A client retrying after a lost answer: the action counted once; here is now.

@@ -24,6 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
+
+from games.match.errors import TEXTS
 
 MAX_FRAME_BYTES = 2048
 MAX_ID_CHARS = 64
@@ -63,6 +68,29 @@ def frame(t: str, v: int | None, d: Any) -> str:
     snapshot on every update, and the standard library's encoder was a tenth of the server's
     time there)."""
     return orjson.dumps({"t": t, "v": v, "d": d}).decode()
+
+
+# What the wire's own codes mean for a person, in the reader's language (issue 29; the
+# services' codes are told by `games.match.errors.TEXTS`). A malformed frame is a client's
+# fault, never the player's: the page says to reload.
+WIRE_TEXTS: dict[str, Promise] = {
+    "bad_message": gettext_lazy("The room could not read that message: reload the page"),
+    "too_large": gettext_lazy("The room could not read that message: reload the page"),
+    "not_found": gettext_lazy("There is no room with that code"),
+    "too_many_sockets": gettext_lazy("Too many open rooms in this browser: close some"),
+    "unavailable": gettext_lazy("The server cannot reach its database just now: trying again"),
+    "bad_ticket": gettext_lazy("This room link is not valid: reload"),
+}
+
+
+def told(code: str, message: str, language: str) -> str:
+    """The error `code` (English `message`) in `language`: the wire's sentence for its own
+    codes, else the services' (`TEXTS`), else the English."""
+    meant = WIRE_TEXTS.get(code) or TEXTS.get(code)
+    if meant is None:
+        return message
+    with translation.override(language):
+        return message if translation.get_language() in (None, "en") else str(meant)
 
 
 def error_frame(code: str, message: str, v: int | None = None, text: str | None = None) -> str:
