@@ -1,9 +1,15 @@
+import re
+
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils import translation
+from django.utils.translation import gettext
 
 # Guests play under a generated username with this prefix (accounts.views.player_for); an
 # account's username may not start with it (accounts.forms).
 GUEST_PREFIX = "guest-"
+# The name a guest is given (accounts.views.player_for): "Guest " and four of its tag's letters.
+GUEST_NAME = re.compile(r"Guest ([0-9A-F]{4})")
 
 
 def is_guest(user: object) -> bool:
@@ -27,12 +33,28 @@ class User(AbstractUser):
     language = models.CharField(max_length=10, blank=True, default="")
 
     def __str__(self) -> str:
-        return self.display_name or self.username
+        return self.shown_name
 
     @property
     def shown_name(self) -> str:
-        """The name other players see."""
+        """The name other players see, in the reader's language: a guest's generated name
+        ("Guest 1A2B") says "Guest" in it (issue 29); a name a person chose stays as it is."""
+        tag = self.guest_tag
+        if tag and (translation.get_language() or "en") != "en":
+            return gettext("Guest %(tag)s") % {"tag": tag}
+        return self.name_as_given
+
+    @property
+    def name_as_given(self) -> str:
+        """The name as stored (a guest's is English: "Guest 1A2B"): what the wire and the API
+        carry, the same for every reader."""
         return self.display_name or self.username
+
+    @property
+    def guest_tag(self) -> str:
+        """A guest's tag ("1A2B") while they keep the name the site gave them, else ""."""
+        found = GUEST_NAME.fullmatch(self.display_name or "")
+        return found.group(1) if found and is_guest(self) else ""
 
     @property
     def is_guest(self) -> bool:

@@ -39,12 +39,12 @@ def standings_data(t: Tournament, user: Any = None) -> dict[str, Any]:
         .select_related("match")
         .order_by("-pk")[:GAMES_SHOWN]
     )
-    names = {r.user_id: r.user.shown_name for r in rows}
+    names = {r.user_id: r.user.name_as_given for r in rows}
     missing = {int(u) for g in games for u in g.users} - set(names)
     if missing:
         names.update(
             {
-                p.user_id: p.user.shown_name
+                p.user_id: p.user.name_as_given
                 for p in Player.objects.filter(tournament=t, user_id__in=missing).select_related(
                     "user"
                 )
@@ -60,7 +60,7 @@ def standings_data(t: Tournament, user: Any = None) -> dict[str, Any]:
             {
                 "rank": r.rank,
                 "user": r.user_id,
-                "name": r.user.shown_name,
+                "name": r.user.name_as_given,  # the JSON's names: the same for every reader
                 "username": r.user.username,
                 "score": r.score,
                 "games": r.games,

@@ -105,7 +105,7 @@ def seat_name(seat: Seat, match: Match) -> str:
     colour = match.rules.colours[seat.corner].capitalize()
     if match.mode == "local" or seat.user is None:
         return colour
-    return str(seat.user.shown_name)
+    return str(seat.user.name_as_given)  # the wire's, the same for every reader
 
 
 def seat_label(seat: Seat, match: Match) -> str:
@@ -315,6 +315,9 @@ def _seat_row(match: Match, corner: int, seat: Seat | None) -> dict[str, Any]:
         "level": seat.bot if seat is not None and seat.bot else None,
         # A bot's own name ("Kai"): with `level`, a page says "Kai, medium bot" in its language.
         "bot_name": BOT_NAMES[seat.corner % 4] if seat is not None and seat.bot else None,
+        # A guest's tag ("1A2B") while they keep the name given them: "Guest 1A2B" in the
+        # page's language.
+        "guest_tag": seat.user.guest_tag if seat is not None and seat.user is not None else None,
         # When the seat's last connection closed: the room counts the grace down.
         "disconnected_at": seat.disconnected_at.isoformat()
         if seat is not None and seat.disconnected_at

@@ -101,6 +101,7 @@ const LEVEL_NAMES = { beginner: gettext("Beginner"), easy: gettext("Easy"), medi
 function shownName(seat) {
   // (English keeps the wire's own words: "Kai, medium bot".)
   if (seat && seat.bot && seat.bot_name && seat.level && PAGE_LANG !== "en") return fmt(gettext("%(name)s, %(level)s bot"), { name: seat.bot_name, level: LEVEL_NAMES[seat.level] || seat.level });
+  if (seat && seat.guest_tag && PAGE_LANG !== "en") return fmt(gettext("Guest %(tag)s"), { tag: seat.guest_tag });
   return seat ? seat.name : "";
 }
 
@@ -676,7 +677,7 @@ function renderSeats() {
       tag.className = "bot-tag";
       // The wire's `label` is English data ("BOT", for outside clients): the page says its own.
       tag.textContent = gettext("BOT");
-      if (s.away && !s.bot) tag.title = fmt(gettext("a bot is playing for %(who)s"), { who: s.name || Name(s.corner) });
+      if (s.away && !s.bot) tag.title = fmt(gettext("a bot is playing for %(who)s"), { who: shownName(s) || Name(s.corner) });
       li.appendChild(tag);
     }
     if (s.you && cfg.mode !== "local") {
@@ -690,7 +691,7 @@ function renderSeats() {
     const bits = [];
     if (s.place) bits.push(fmt(gettext("place %(place)s"), { place: s.place }));
     if (s.left) bits.push(gettext("out"));
-    if (s.away && !s.bot && !s.left && !s.you) bits.push(fmt(gettext("bot playing for %(who)s"), { who: s.name || Name(s.corner) }));
+    if (s.away && !s.bot && !s.left && !s.you) bits.push(fmt(gettext("bot playing for %(who)s"), { who: shownName(s) || Name(s.corner) }));
     if (s.missed_turns) bits.push(fmt(gettext("%(n)s missed"), { n: s.missed_turns }));
     info.textContent = bits.join(", ");
     li.appendChild(info);
