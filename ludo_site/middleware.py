@@ -98,7 +98,7 @@ class UnavailableMiddleware:
                 {"code": "unavailable", "message": UNAVAILABLE}, status=503
             )
         else:
-            from ludo_site import errors
+            from ludo_site import errors  # here: this module loads before the apps
 
             response = errors.unavailable(request)  # the reader's language, no database
         response["Retry-After"] = "5"

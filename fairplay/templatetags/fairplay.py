@@ -10,7 +10,7 @@ from django import template
 
 from accounts.models import is_guest
 from disputes.services import is_moderator
-from games.match.selectors import seat_name
+from games.match.selectors import seat_label
 
 from .. import reliability, selectors
 
@@ -56,7 +56,7 @@ def seat_reliability(context: Any, match: Any) -> dict[str, Any]:
     may_report = viewer is not None and not is_guest(viewer)
     rows = [
         {
-            "name": seat_name(s, match),
+            "name": seat_label(s, match),  # the page's words: a guest's name in its language
             "shown": reliability.record(s.user_id).shown,
             "report": may_report and s.user_id != viewer.pk and not is_guest(s.user),
             "username": s.user.username,

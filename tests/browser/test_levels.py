@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from games import services
 from games.bots import BOTS
@@ -25,6 +26,8 @@ def shows_the_ladder(page: Any, form: str) -> None:
     select = page.locator(f"{form} select[name=level]")
     about = page.locator(f"{form} #level-about")
     options = select.locator("option")
+    # The page may still be on its way (the friends' form's submit navigates): wait for it.
+    expect(options).to_have_count(len(BOTS))
     assert options.evaluate_all("os => os.map(o => o.value)") == list(BOTS)
     texts = options.all_inner_texts()
     for row, text in zip(stored, texts, strict=True):

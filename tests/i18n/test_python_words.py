@@ -181,7 +181,8 @@ def test_names_and_shares_follow_the_locale() -> None:
         assert ladder.percent(0.56) == "%56"
     with translation.override("de"):
         assert names.preset("mensch") == "Mensch"  # mensch keeps its German name everywhere
-        assert ladder.percent(0.56) == "56 %"
+        # A no-break space: the sign stays on the number's line.
+        assert ladder.percent(0.56) == "56\u00a0%"
     with translation.override("ar"):
         assert ladder.percent(0.56) == "56٪"
     with translation.override("en"):
