@@ -25,7 +25,7 @@ from accounts.models import is_guest
 from games.live import room as rooms
 from games.live import tickets
 from games.live.room import Viewer, finish_db_work, hub, on_db_thread
-from games.live.wire import RateLimit, WireError, error_frame, parse, told
+from games.live.wire import RateLimit, WireError, parse, told_frame
 from games.match.rooms import normalise
 
 __all__ = ["MatchConsumer", "finish_db_work", "on_db_thread"]
@@ -86,9 +86,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         # queue behind other database work under load.
         await self.accept()
         if self.scope.get("ticket_refused"):
-            message = "This room link is not valid: reload"
-            told_here = told("bad_ticket", message, _language(self.scope, None))
-            await self.send(error_frame("bad_ticket", message, text=told_here))
+            await self.send(self.error("bad_ticket", "This room link is not valid: reload"))
             await self.close(code=CLOSE_BAD_TICKET)
             return
         code = normalise(str(self.scope["url_route"]["kwargs"].get("code", "")))
@@ -125,9 +123,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         """An error frame for this socket: the English `message` and its text in the reader's
         language (the socket's, else the handshake's)."""
         language = self.viewer.language if self.viewer is not None else ""
-        return error_frame(
-            code, message, text=told(code, message, language or _language(self.scope, None))
-        )
+        return told_frame(code, message, language or _language(self.scope, None))
 
     async def disconnect(self, code: int) -> None:
         if self.session:

@@ -33,7 +33,7 @@ from django.conf import settings
 
 from games import services
 from games.live import dbthreads, owner, presence, watchers
-from games.live.wire import Intent, error_frame, frame, told
+from games.live.wire import Intent, error_frame, frame, told_frame
 from games.match import rooms
 from games.match.errors import ServiceError
 from games.match.selectors import (
@@ -206,7 +206,7 @@ class Viewer:
         if snapshot is None and room is not None:
             snapshot = await room.read_for(self)
         if snapshot is None:
-            await self.send(error_frame("not_found", "The match is gone"))
+            await self.send(told_frame("not_found", "The match is gone", self.language))
             return
         self.sent_v = max(self.sent_v, int(snapshot["v"]))
         self.last = snapshot
@@ -219,8 +219,7 @@ class Viewer:
             await self.send_state()
         except Exception:  # noqa: BLE001 - tried again until it works
             log.warning("socket: resync failed; trying again", exc_info=True)
-            text = told("unavailable", UNAVAILABLE, self.language)
-            await self.send(error_frame("unavailable", UNAVAILABLE, self.sent_v, text=text))
+            await self.send(told_frame("unavailable", UNAVAILABLE, self.language, self.sent_v))
             self.resync_soon()
             return False
         return True
@@ -386,9 +385,8 @@ class Room:
             await viewer.resync()
             return
         if not viewer.seated:
-            await viewer.send(
-                error_frame("not_seated", "You are watching: only seated players act")
-            )
+            watching = "You are watching: only seated players act"
+            await viewer.send(told_frame("not_seated", watching, viewer.language))
             return
         try:
             if owner.enabled():
@@ -409,8 +407,9 @@ class Room:
             return
         except Exception:  # noqa: BLE001 - a dependency failed: the action did not happen
             log.exception("match %s: %s failed", self.match_id, intent.t)
-            text = told("unavailable", UNAVAILABLE, viewer.language)
-            await viewer.send(error_frame("unavailable", UNAVAILABLE, viewer.sent_v, text=text))
+            await viewer.send(
+                told_frame("unavailable", UNAVAILABLE, viewer.language, viewer.sent_v)
+            )
             return
         if result is not None and getattr(result, "repeated", False):
             # A client retrying after a lost answer: the action counted once; here is now.

@@ -93,6 +93,11 @@ def told(code: str, message: str, language: str) -> str:
         return message if translation.get_language() in (None, "en") else str(meant)
 
 
+def told_frame(code: str, message: str, language: str, v: int | None = None) -> str:
+    """`error_frame` with its text `told` in `language`: how the room and the socket refuse."""
+    return error_frame(code, message, v, text=told(code, message, language))
+
+
 def error_frame(code: str, message: str, v: int | None = None, text: str | None = None) -> str:
     """An error: its code, the English `message` (outside clients read it) and, when known,
     `text`, the same in the reader's language (issue 29)."""
