@@ -63,6 +63,29 @@ def play(
     return kept, state
 
 
+def recorded(
+    rules: Ruleset, players: int, level: Callable[[int], str], rng: random.Random
+) -> tuple[State, list[tuple[Any, ...]]]:
+    """One whole bot game (`level(corner)` names each seat's bot; the first seat starts) as
+    `analysis.analyse` takes it: the start and the rolls and moves in order."""
+    state = start = new_game(rules, players, first=rules.seats_for(players)[0])
+    actions: list[tuple[Any, ...]] = []
+    seq = 0
+    while state.phase != "over":
+        bot = BOTS[level(state.to_play)]
+        bonus = bot.choose_bonus(state, rng) if rules.power else ""
+        face = bot.choose_face(state, rng) if bonus == "control" else rng.randint(1, 6)
+        seq += 1
+        actions.append(("roll", seq, face, bonus))
+        state, _ = roll(state, face, bonus=bonus)
+        if state.phase == "move" and legal_moves(state):
+            chosen, _ = bot.choose(state, rng)
+            seq += 1
+            actions.append(("move", seq, chosen, False))
+            state, _ = move(state, chosen)
+    return start, actions
+
+
 def winner_team(state: State) -> set[int]:
     first = state.placings[0]
     return {first, (first + 2) % 4} if state.rules.pairs else {first}

@@ -9,7 +9,7 @@ import pytest
 
 from games.bots import BOTS
 from games.bots.analysis import analyse, hint
-from games.bots.calibrate import tables
+from games.bots.calibrate import recorded, tables
 from games.bots.chances import chances, faces
 from games.bots.words import pawn_name
 from games.engine import legal_moves, move, new_game, roll, rules_from_name, setup
@@ -17,24 +17,7 @@ from games.engine import legal_moves, move, new_game, roll, rules_from_name, set
 
 def _game(table: str, players: int, seed: int) -> tuple[object, list[tuple[object, ...]]]:
     """A whole game of medium bots, as the analysis takes it: the start and the actions."""
-    rules = rules_from_name(table)
-    rng = random.Random(seed)
-    state = start = new_game(rules, players, first=rules.seats_for(players)[0])
-    actions: list[tuple[object, ...]] = []
-    seq = 0
-    while state.phase != "over":
-        bot = BOTS["medium"]
-        bonus = bot.choose_bonus(state, rng) if rules.power else ""
-        face = bot.choose_face(state, rng) if bonus == "control" else rng.randint(1, 6)
-        seq += 1
-        actions.append(("roll", seq, face, bonus))
-        state, _ = roll(state, face, bonus=bonus)
-        if state.phase == "move" and legal_moves(state):
-            chosen, _ = bot.choose(state, rng)
-            seq += 1
-            actions.append(("move", seq, chosen, False))
-            state, _ = move(state, chosen)
-    return start, actions
+    return recorded(rules_from_name(table), players, lambda _c: "medium", random.Random(seed))
 
 
 @pytest.mark.parametrize("table,players", tables(), ids=lambda v: str(v))
@@ -107,19 +90,7 @@ def test_medium_loses_more_to_its_moves_than_hard() -> None:
         rng = random.Random(9)
         total = choices = 0.0
         for _ in range(3):
-            state = start = new_game(rules, 2, first=0)
-            actions: list[tuple[object, ...]] = []
-            seq = 0
-            while state.phase != "over":
-                face = rng.randint(1, 6)
-                seq += 1
-                actions.append(("roll", seq, face, ""))
-                state, _ = roll(state, face)
-                if state.phase == "move" and legal_moves(state):
-                    chosen, _ = BOTS[level].choose(state, rng)
-                    seq += 1
-                    actions.append(("move", seq, chosen, False))
-                    state, _ = move(state, chosen)
+            start, actions = recorded(rules, 2, lambda _c, level=level: level, rng)
             seats = analyse(start, actions)["seats"]
             total += sum(s["lost"] for s in seats.values())
             choices += sum(s["choices"] for s in seats.values())

@@ -20,6 +20,7 @@ from django.utils import translation
 
 from games.bots import BOTS
 from games.bots.analysis import analyse, explain, hint
+from games.bots.calibrate import recorded
 from games.bots.words import NUMBERS, Reason, describe
 from games.engine import dumps, legal_moves, move, new_game, roll, rules_from_name, setup
 from games.match.saying import bot_reason, hint_reason
@@ -125,21 +126,8 @@ def test_the_hint_api_answers_in_the_readers_language_with_the_same_code() -> No
 def _report() -> tuple[Any, dict[str, Any]]:
     """The report of a whole classic game between a beginner and an easy bot (they err)."""
     rules = rules_from_name("classic")
-    rng = random.Random(11)
-    state = start = new_game(rules, 2, first=0)
-    actions: list[tuple[Any, ...]] = []
-    seq = 0
-    while state.phase != "over":
-        face = rng.randint(1, 6)
-        seq += 1
-        actions.append(("roll", seq, face, ""))
-        state, _ = roll(state, face)
-        if state.phase == "move" and legal_moves(state):
-            level = "beginner" if state.to_play == 0 else "easy"
-            chosen, _ = BOTS[level].choose(state, rng)
-            seq += 1
-            actions.append(("move", seq, chosen, False))
-            state, _ = move(state, chosen)
+    level = {0: "beginner", 2: "easy"}.__getitem__
+    start, actions = recorded(rules, 2, level, random.Random(11))
     return rules, json.loads(json.dumps(analyse(start, actions)))  # as it is stored
 
 

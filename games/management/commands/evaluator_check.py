@@ -14,9 +14,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.bots import BOTS, calibrate
+from games.bots import calibrate
 from games.bots.analysis import analyse
-from games.engine import legal_moves, move, new_game, roll, rules_from_name
+from games.engine import rules_from_name
 
 
 class Command(BaseCommand):
@@ -228,20 +228,7 @@ class Command(BaseCommand):
         for name in (*presets, "party+power", "party+pairs", "party+pairs+power"):
             rules = rules_from_name(name)
             players = rules.max_players
-            start = new_game(rules, players, first=rules.seats_for(players)[0])
-            state, actions, seq = start, [], 0
-            while state.phase != "over":
-                bot = BOTS["hard"]
-                bonus = bot.choose_bonus(state, rng) if rules.power else ""
-                face = bot.choose_face(state, rng) if bonus == "control" else rng.randint(1, 6)
-                seq += 1
-                actions.append(("roll", seq, face, bonus))
-                state, _ = roll(state, face, bonus=bonus)
-                if state.phase == "move" and legal_moves(state):
-                    chosen, _ = bot.choose(state, rng)
-                    seq += 1
-                    actions.append(("move", seq, chosen, False))
-                    state, _ = move(state, chosen)
+            start, actions = calibrate.recorded(rules, players, lambda _c: "hard", rng)
             began = time.process_time()
             analyse(start, actions)
             spent = time.process_time() - began
