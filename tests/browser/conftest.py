@@ -265,15 +265,10 @@ def practise(page: Page, site: str, *, ruleset: str = "", players: str = "") -> 
     form.locator("button[type=submit]").click()
 
 
-def friends_room(
-    people: Any, ann_site: str, bob_site: str, *, shot: str = ""
-) -> tuple[Page, Page, str]:
-    """Ann signs up on `ann_site` (desktop) and opens a two-player classic friends' room; Bob,
-    a guest on a phone, opens `bob_site`, types the code in lower case and is seated at once
-    (the invite promise), and Ann's page hears it. Returns Ann's page, Bob's and the code as
-    the room shows it. `shot`: a screenshot of Ann's waiting room, under that name."""
-    ann = people(DESKTOP).page()
-    ann.goto(ann_site + "/accounts/signup/")
+def open_friends_room(ann: Page, site: str) -> None:
+    """Ann signs up on `site` and opens a two-player classic friends' room (the page on its
+    way to the waiting room: each caller waits for it in the words it expects)."""
+    ann.goto(site + "/accounts/signup/")
     ann.fill("input[name=username]", "ann")
     ann.fill("input[name=password1]", "a-long-pass-42")
     ann.fill("input[name=password2]", "a-long-pass-42")
@@ -284,6 +279,17 @@ def friends_room(
     friends.locator("select[name=ruleset]").select_option("classic")
     friends.locator("select[name=players]").select_option("2")
     friends.locator("button[type=submit]").click()
+
+
+def friends_room(
+    people: Any, ann_site: str, bob_site: str, *, shot: str = ""
+) -> tuple[Page, Page, str]:
+    """Ann signs up on `ann_site` (desktop) and opens a two-player classic friends' room; Bob,
+    a guest on a phone, opens `bob_site`, types the code in lower case and is seated at once
+    (the invite promise), and Ann's page hears it. Returns Ann's page, Bob's and the code as
+    the room shows it. `shot`: a screenshot of Ann's waiting room, under that name."""
+    ann = people(DESKTOP).page()
+    open_friends_room(ann, ann_site)
     expect(ann.locator("#waiting-title")).to_have_text("Waiting for players")
     code = ann.locator("#room-code").inner_text()
     assert re.fullmatch(r"\w{3}-\w{3}", code)

@@ -18,7 +18,7 @@ from playwright.sync_api import Page, WebSocketRoute, expect
 from games.match.selectors import BOT_NAMES
 from tests.i18n.pseudo import english_words, pseudo
 
-from .conftest import DESKTOP, PHONE, embedded, practise
+from .conftest import DESKTOP, PHONE, embedded, open_friends_room, practise
 from .test_site import act
 
 pytestmark = pytest.mark.browser
@@ -125,17 +125,7 @@ def test_a_friends_room_with_its_time_left_in_the_pseudo_locale(
         person.context.add_cookies([{"name": "django_language", "value": "xx", "url": pseudo_site}])
         pages.append(person.page())
     ann, bob = pages
-    ann.goto(pseudo_site + "/accounts/signup/")
-    ann.fill("input[name=username]", "ann")
-    ann.fill("input[name=password1]", "a-long-pass-42")
-    ann.fill("input[name=password2]", "a-long-pass-42")
-    ann.check("input[name=terms]")
-    ann.click("button[type=submit]")
-    expect(ann.locator(".signed-in")).to_contain_text("ann")
-    friends = ann.locator("form[action='/play/friends/']")
-    friends.locator("select[name=ruleset]").select_option("classic")
-    friends.locator("select[name=players]").select_option("2")
-    friends.locator("button[type=submit]").click()
+    open_friends_room(ann, pseudo_site)
     expect(ann.locator("#room-code")).to_be_visible()
     code = ann.locator("#room-code").inner_text()
     found: dict[str, str] = {}
