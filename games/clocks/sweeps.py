@@ -33,6 +33,7 @@ from games.match import due
 from games.match.due import due_match_ids
 from games.match.errors import ServiceError
 from games.models import Match, Mode, Seat, Status
+from games.services import fenced
 from ranked import matchmaking
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,18 @@ def anchor_running_chains() -> int:
 
 
 def expire_turn(match_id: int) -> int:
-    """Lock one due match (skipping it if another sweep holds it) and let the services act."""
+    """Let the services act on one due match. On PostgreSQL the service reads it without a
+    lock and writes in one fenced statement (`services.match_timeout`): two sweeps on the same
+    match cannot both write, the second finds its turn gone, and a match whose row another
+    transaction holds is skipped, not waited for. Elsewhere (SQLite) the match is locked
+    first, skipped if another sweep holds it."""
+    if fenced.enabled():
+        try:
+            done = services.match_timeout(match_id=match_id, turn_seq=None, skip_locked=True)
+            return int(done is not None)
+        except ServiceError as e:
+            log.info("clock: match %s: %s", match_id, e)
+            return 0
     with transaction.atomic():
         match = (
             Match.objects.select_for_update(skip_locked=True)

@@ -149,8 +149,16 @@ def _eligible(change: Change) -> None:
 
 
 @functools.cache
-def _write_sql() -> str:
+def _write_sql(skip_locked: bool = False) -> str:
+    """The write statement; `skip_locked`: it writes nothing (as a lost fence) instead of
+    waiting when another transaction holds the match's row (the clock's sweep)."""
     match = Match._meta.db_table
+    where = '"id" = %s AND "revision" = %s'
+    if skip_locked:
+        where = (
+            f'"id" = (SELECT k."id" FROM "{match}" k WHERE k."id" = %s AND k."revision" = %s'
+            " FOR UPDATE SKIP LOCKED)"
+        )
 
     def insert(name: str, model: Any, columns: list[tuple[str, str]]) -> str:
         names = ", ".join(f'"{c}"' for c, _ in columns)
@@ -164,7 +172,7 @@ def _write_sql() -> str:
     parts = [
         f'm AS (UPDATE "{match}" SET "snapshot" = %s::jsonb, "seq" = %s, "turn_seq" = %s,'
         ' "turn_deadline" = %s, "pause_until" = %s, "revision" = "revision" + 1'
-        ' WHERE "id" = %s AND "revision" = %s RETURNING "id")',
+        f' WHERE {where} RETURNING "id")',
         insert(
             "e",
             MatchEvent,
@@ -305,23 +313,24 @@ def stage(change: Change) -> list[Any]:
     return _params(change)
 
 
-def _execute(params: list[Any]) -> bool:
+def _execute(params: list[Any], skip_locked: bool = False) -> bool:
     with connection.cursor() as cursor:
-        cursor.execute(_write_sql(), params)
+        cursor.execute(_write_sql(skip_locked), params)
         return bool(cursor.fetchone()[0])
 
 
-def write(change: Change) -> bool:
+def write(change: Change, *, skip_locked: bool = False) -> bool:
     """Store the change in one statement if the match is still at the revision it was read
     at: True, and its broadcast follows the commit. False: another writer moved the match on
-    first and nothing was written. `Fallback`: the change needs the locked path.
+    first and nothing was written (with `skip_locked`, also when another transaction holds
+    the match's row: no wait). `Fallback`: the change needs the locked path.
     An `IntegrityError` (a repeated action id stored meanwhile) writes nothing too."""
     params = stage(change)
     if connection.in_atomic_block:
         with transaction.atomic():  # a savepoint: a failure leaves the caller's work alone
-            won = _execute(params)
+            won = _execute(params, skip_locked)
     else:
-        won = _execute(params)  # autocommit: the statement is its own transaction
+        won = _execute(params, skip_locked)  # autocommit: the statement is its own transaction
     if won:
         _won(change)
     return won

@@ -283,50 +283,81 @@ def match_move(
     return _act(body, match_id, user, corner, seq, action_id)
 
 
-def match_timeout(*, match_id: int, turn_seq: int) -> ActionResult | None:
+def match_timeout(
+    *, match_id: int, turn_seq: int | None, skip_locked: bool = False
+) -> ActionResult | None:
     """A due deadline fired. Does nothing (None) unless the match is active, `turn_seq` is its
-    current turn and the deadline has passed (by the database clock).
+    current turn (None: whichever turn is due now, as the sweep reads it) and the deadline
+    has passed (by the database clock).
 
     A bot's turn: the bot takes its step. A lone legal move after a roll: it is played (not a
     missed turn). Otherwise the player missed the turn: the server plays the rest of it
     (rolling if needed, then the preset's timeout move, or the bot's move where the preset
     says a bot plays), counts the missed turn, and after ``rules.timeouts_to_forfeit`` in a
     row the player forfeits instead.
-    """
-    with transaction.atomic():
-        match = lock_match(match_id)
-        if match.status != Status.ACTIVE or match.turn_seq != turn_seq:
-            return None
-        change = begin(match)
-        if match.turn_deadline is None or match.turn_deadline > change.now:
-            return None
-        state = change.state
-        assert state is not None
-        seat = change.seat_to_play()
-        if seat.away and leaver_would_finish(change, seat):
-            # Seed 000: a leaver who never returns loses: out, below everyone still playing.
-            take_out(change, seat, reason="left", forfeit=True)
-        elif seat.bot or seat.away:
-            # A bot's seat, or a player's the computer plays while they are away.
-            bot_step(change, seat)
-        elif state.phase == "move" and len(state.legal) == 1:
-            change.move(seat, state.legal[0], shield=False, by="auto", action_id="")
-        else:
-            rules = match.rules
-            missed = seat.missed_turns + 1
-            change.event("timeout", {"corner": seat.corner, "missed": missed})
-            change.seat_update(seat, missed_turns=missed)
-            if rules.timeouts_to_forfeit and missed >= rules.timeouts_to_forfeit:
-                take_out(change, seat, reason="timeout", forfeit=True)
-            else:
-                if rules.on_timeout == "bot":
-                    rng = bot_rng(match)
-                    level = DEFAULT_BOT_LEVEL
 
-                    def policy(s: State) -> EngineMove:
-                        return choose_bot_move(s, level, rng)
-                else:
-                    policy = timeout_move
-                change.play_turn_for(seat, by="timeout", policy=policy)
+    On PostgreSQL it is tried first as a player's action is (`_act`): read without a lock and
+    written in one fenced statement (two round trips instead of eight). A change that needs
+    more (a missed turn counted on the seat, a forfeit, the end of the match) or whose fence
+    another writer took runs on the locked path, which decides again from the stored match.
+    With `skip_locked` (the sweep) a match whose row another transaction holds is left alone
+    (None) instead of waited for: the next sweep looks again.
+    """
+    if fenced.enabled():
+        try:
+            match = fenced.load(match_id)
+            change = _expired(match, fenced.begin_loaded(match), turn_seq)
+            if change is None:
+                return None
+            if fenced.write(change, skip_locked=skip_locked):
+                return result_of(change)
+        except (fenced.Fallback, IntegrityError):
+            pass  # the locked path decides
+    with transaction.atomic():
+        if skip_locked and not (
+            Match.objects.select_for_update(skip_locked=True).filter(pk=match_id).exists()
+        ):
+            return None  # another transaction holds it: the next sweep looks again
+        match = lock_match(match_id)
+        change = _expired(match, begin(match), turn_seq)
+        if change is None:
+            return None
         save(change)
         return result_of(change)
+
+
+def _expired(match: Match, change: Change, turn_seq: int | None) -> Change | None:
+    """`match_timeout`'s decision applied to `change` (None: nothing is due)."""
+    if match.status != Status.ACTIVE or turn_seq not in (None, match.turn_seq):
+        return None
+    if match.turn_deadline is None or match.turn_deadline > change.now:
+        return None
+    state = change.state
+    assert state is not None
+    seat = change.seat_to_play()
+    if seat.away and leaver_would_finish(change, seat):
+        # Seed 000: a leaver who never returns loses: out, below everyone still playing.
+        take_out(change, seat, reason="left", forfeit=True)
+    elif seat.bot or seat.away:
+        # A bot's seat, or a player's the computer plays while they are away.
+        bot_step(change, seat)
+    elif state.phase == "move" and len(state.legal) == 1:
+        change.move(seat, state.legal[0], shield=False, by="auto", action_id="")
+    else:
+        rules = match.rules
+        missed = seat.missed_turns + 1
+        change.event("timeout", {"corner": seat.corner, "missed": missed})
+        change.seat_update(seat, missed_turns=missed)
+        if rules.timeouts_to_forfeit and missed >= rules.timeouts_to_forfeit:
+            take_out(change, seat, reason="timeout", forfeit=True)
+        else:
+            if rules.on_timeout == "bot":
+                rng = bot_rng(match)
+                level = DEFAULT_BOT_LEVEL
+
+                def policy(s: State) -> EngineMove:
+                    return choose_bot_move(s, level, rng)
+            else:
+                policy = timeout_move
+            change.play_turn_for(seat, by="timeout", policy=policy)
+    return change

@@ -163,6 +163,47 @@ def test_a_locked_match_is_skipped_not_waited_for(settings: Any) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_locked_match_whose_due_step_is_one_statement_is_skipped_too(settings: Any) -> None:
+    """A bot's step (or a lone move) is written by one fenced statement without a lock
+    (issue 27); that statement too leaves a match another transaction holds for the next
+    sweep instead of waiting for it."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SKIP LOCKED needs PostgreSQL (SQLite has no row locks)")
+    ann = User.objects.create(username="ann")
+    match = services.match_create(
+        ruleset="classic", players=2, mode="practice", host=ann, bots={2: "easy"}, first=2
+    )
+    with locked_elsewhere(match) as holder:
+        time.sleep(0.05)
+        assert clock.sweep() == 0
+        assert holder.is_alive(), "the sweep waited for the lock instead of skipping the match"
+    assert not Roll.objects.filter(match=match).exists()
+    assert clock.sweep() == 1
+    assert Roll.objects.get(match=match).by == "bot"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_due_bot_step_is_read_and_written_in_two_statements(
+    settings: Any, django_assert_max_num_queries: Any
+) -> None:
+    """Issue 27: the sweep's bot steps and lone moves (a quarter of the moves in a game of
+    people) take the fenced path, as a player's roll does: the match read with its seats in
+    one statement, the change written in one; not the eight or nine of the locked path."""
+    if connection.vendor != "postgresql":
+        pytest.skip("fenced writes are PostgreSQL's")
+    settings.LUDO_BOT_DELAY = 0.2
+    ann = User.objects.create(username="ann")
+    match = services.match_create(
+        ruleset="classic", players=2, mode="practice", host=ann, bots={2: "easy"}, first=2
+    )
+    assert clock.sweep() == 0  # the bot's pause is not over
+    time.sleep(0.25)
+    with django_assert_max_num_queries(2):  # the match read, the change written
+        assert clock.expire_turn(match.pk) == 1
+    assert Roll.objects.get(match=match).by == "bot"
+
+
+@pytest.mark.django_db(transaction=True)
 def test_in_process_clock_thread(settings: Any) -> None:
     ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
     match = two_player(ann, ben)
