@@ -399,7 +399,7 @@ class Room:
                 )
         except ServiceError as e:
             if e.code == "stale":
-                await self.answer_stale(viewer, e.message, repeated=False)
+                await self.answer_stale(viewer, e.message, repeated=False, loaded=e.loaded)
             else:
                 await viewer.send(
                     error_frame(e.code, e.message, viewer.sent_v, text=e.text(viewer.language))
@@ -415,12 +415,18 @@ class Room:
             # A client retrying after a lost answer: the action counted once; here is now.
             await self.answer_stale(viewer, "That action was already played", repeated=True)
 
-    async def answer_stale(self, viewer: Viewer, message: str, *, repeated: bool) -> None:
+    async def answer_stale(
+        self, viewer: Viewer, message: str, *, repeated: bool, loaded: Loaded | None = None
+    ) -> None:
         """The ``stale`` error with the state as it is now (``d.state``) and whether the action
         was one already played (``d.repeated``); a repeated one is followed by the ``state``
-        frame too, as it always was."""
+        frame too, as it always was. `loaded`: the match as the service read it to refuse the
+        action (no second read)."""
         try:
-            snapshot = await self.read_for(viewer)
+            if loaded is not None:
+                snapshot: dict[str, Any] | None = viewer.snapshot(loaded, self.watchers)
+            else:
+                snapshot = await self.read_for(viewer)
         except Exception:  # noqa: BLE001 - the state follows when a read works
             log.warning("match %s: no state for a stale answer", self.match_id)
             snapshot = None

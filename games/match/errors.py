@@ -110,6 +110,9 @@ class ServiceError(Exception):
         self.code = code
         self.message = english
         self.said = message
+        # For a ``stale`` refusal: the match and its seats as the service read them (the
+        # answer's new state), when it has them.
+        self.loaded: tuple[Any, list[Any]] | None = None
 
     def text(self, language: str | None = None) -> str:
         """The refusal in `language` (else the active one): the marked message, else the

@@ -175,9 +175,13 @@ def _player_action(
             return change, seat, earlier
     check_active(match)
     if seq != match.seq and not only_reactions_since(match, seq):
-        raise ServiceError(
+        stale = ServiceError(
             "stale", f"The match has moved on (v{match.seq}, not v{seq}): here is the new state"
         )
+        # The match as it was just read, for the answer's state (the room sends it without
+        # reading the match again: under load a stale action is a race, and a read costs).
+        stale.loaded = (match, change.seats)
+        raise stale
     assert change.state is not None
     if seat.corner != change.state.to_play:
         raise ServiceError("not_your_turn", "It is not your turn")

@@ -15,7 +15,7 @@ from django.core import signing
 from django.test import Client
 
 from accounts.models import User
-from games.live import tickets
+from games.live import room, tickets
 from games.live.consumers import CLOSE_BAD_TICKET
 from games.match.selectors import room_clocks
 from games.models import Match
@@ -57,7 +57,7 @@ def you(snap: dict[str, Any]) -> list[int]:
 
 @pytest.mark.asyncio
 async def test_a_stale_action_is_answered_with_the_state_and_a_repeated_one_says_so(
-    alice: User, bob: User
+    alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     match = await database_sync_to_async(two_player)(alice, bob)
     ws = ticketed(f"/ws/match/{match.code}/?ticket={tickets.issue(alice, match.code)}")
@@ -77,9 +77,19 @@ async def test_a_stale_action_is_answered_with_the_state_and_a_repeated_one_says
     assert error["d"]["state"]["v"] == now["v"] == again["v"]
     assert again["t"] == "state"
     # A new action against the old state: `stale`, not repeated, and the state it missed is
-    # in the answer (the message says "here is the new state").
+    # in the answer (the message says "here is the new state"), from the match as the service
+    # read it to refuse the action: the room does not read it again (issue 27).
+    reads: list[int] = []
+    load = room._load
+
+    async def counted(match_id: int) -> Any:
+        reads.append(match_id)
+        return await load(match_id)
+
+    monkeypatch.setattr(room, "_load", counted)
     await ws.send_to(text_data=json.dumps({"t": "roll", "v": v, "id": "other"}))
     error = await not_ping(ws)
+    assert reads == []
     assert error["d"]["code"] == "stale" and error["d"]["repeated"] is False
     assert "here is the new state" in error["d"]["message"]
     assert error["d"]["state"]["v"] == now["v"] and error["d"]["state"]["pawns"] == now["pawns"]
