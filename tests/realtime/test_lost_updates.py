@@ -161,8 +161,9 @@ def test_a_killed_process_stops_counting_and_its_seats_are_marked_gone(
         # A live process's sockets are not touched, even when Redis lost its counts: the
         # process's heartbeat writes them again.
         presence.seat_connected(match_id=match.pk, user=bob)
+        restarted.heartbeat({(match.pk, bob.pk): 1})  # its counts written in full
         restarted.client.flushdb()
-        restarted.heartbeat({(match.pk, bob.pk): 1})
+        restarted.heartbeat({(match.pk, bob.pk): 1})  # Redis lost them: written again
         assert restarted.count(match.pk, bob.pk) == 1
         for _ in range(2):
             monkeypatch.setattr(presence, "_orphans_at", 0.0)
@@ -171,3 +172,31 @@ def test_a_killed_process_stops_counting_and_its_seats_are_marked_gone(
             restarted.heartbeat({(match.pk, bob.pk): 1})
         assert Seat.objects.get(match=match, corner=2).connected
         presence.reset_store(None)
+
+
+def test_the_heartbeat_writes_every_count_only_now_and_then(
+    alice: User, bob: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: a process's beat writes its liveness key; all its counts (two commands per
+    player and room: 4,000 at 1,000 rooms) only when its mark of the last full write is gone,
+    every `REWRITE_SECONDS` or when Redis lost it. A count gone wrong between is put right by
+    the next full write."""
+    from tests.servers import own_redis
+
+    monkeypatch.setattr(presence, "REWRITE_SECONDS", 1)
+    with own_redis() as url:
+        store = presence.RedisStore(url, "beat", process="p")
+        counts = {(7, alice.pk): 2, (7, bob.pk): 1}
+        store.heartbeat(counts)
+        assert (store.count(7, alice.pk), store.count(7, bob.pk)) == (2, 1)
+        store.client.hset(store._key(7, alice.pk), "p", 5)  # e.g. a decrement lost in a blip
+        store.client.config_resetstat()
+        store.heartbeat(counts)
+        assert store.client.info("commandstats").get("cmdstat_hset") is None
+        assert store.count(7, alice.pk) == 5  # not yet put right
+        time.sleep(1.1)
+        store.heartbeat(counts)
+        assert store.count(7, alice.pk) == 2  # the full write came round
+        store.client.flushdb()  # Redis restarted without its data
+        store.heartbeat(counts)
+        assert (store.count(7, alice.pk), store.count(7, bob.pk)) == (2, 1)
