@@ -57,6 +57,8 @@ LATE_GRACE = 1.0
 # The heartbeat runs in this many slices of `HEARTBEAT_SECONDS`: each slice beats the rooms
 # whose turn it is (one query for their versions), so the work of a beat is spread evenly.
 HEARTBEAT_SLICES = 10
+# A socket's beat sends a ping only when it was sent nothing for this part of a period.
+PING_AFTER = 0.5
 # How long a change's read stays shared by the sockets of a room (seconds).
 CHANGE_TTL = 5.0
 
@@ -163,7 +165,8 @@ class Viewer:
         language: str = "en",
     ) -> None:
         self.user = user
-        self.send = send
+        self._send = send
+        self.sent_at = time.monotonic()  # when this socket was last sent a frame
         self.ip = ip
         self.agent = agent
         self.language = language  # the page's: refusals are told in it (issue 29)
@@ -177,6 +180,10 @@ class Viewer:
         self.resyncing: asyncio.Future[None] | None = None  # a full state being resent
         self.checking: asyncio.Future[None] | None = None  # a socket behind, looked at again
         self.room: Room | None = None
+
+    async def send(self, text: str) -> None:
+        self.sent_at = time.monotonic()
+        await self._send(text)
 
     @property
     def seated(self) -> bool:
@@ -586,13 +593,17 @@ class Room:
     async def beat(self, seq: int | None) -> None:
         """This room's heartbeat: to each socket the full state when the match moved on past
         what it was sent and it is still behind a moment later (an update may be on its way),
-        else a ``ping`` with the socket's ``v``."""
+        else a ``ping`` with the socket's ``v``, unless it was sent a frame in the last half
+        period (an update carries its ``v`` too; in a room being played nearly every beat
+        is one: issue 27), so a socket hears a frame at least every 1.5 periods."""
+        quiet_since = time.monotonic() - heartbeat_seconds() * PING_AFTER
         for viewer in list(self.viewers):
             if seq is not None and seq > viewer.sent_v and viewer.resyncing is None:
                 if viewer.checking is None or viewer.checking.done():
                     viewer.checking = asyncio.ensure_future(self._catch_up_if_behind(viewer, seq))
                 continue
-            await viewer.send(frame("ping", viewer.sent_v, {}))
+            if viewer.sent_at <= quiet_since:
+                await viewer.send(frame("ping", viewer.sent_v, {}))
 
     async def _catch_up_if_behind(self, viewer: Viewer, seq: int) -> None:
         await asyncio.sleep(min(LATE_GRACE, heartbeat_seconds()))

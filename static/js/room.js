@@ -243,7 +243,7 @@ function connect() {
 }
 
 // ------------------------------------------------------------------ heartbeat
-// The server sends every socket a frame at least every 5 s (a "ping" when nothing happened).
+// The server sends every socket a frame at least every 7.5 s (a "ping" when nothing happened).
 // A socket silent for much longer is dead without being closed (a lost connection, a server
 // killed): close it, and the reconnect brings the whole state back.
 const SILENT_MS = 20000;

@@ -36,6 +36,7 @@ async def test_a_slice_beats_only_the_rooms_due_and_phases_spread(
 
         viewer = Viewer(user=None, send=send)
         viewer.sent_v = match.seq
+        viewer.sent_at = 0.0  # sent nothing for a long time
         room.viewers.add(viewer)
     now = time.monotonic()
     # New rooms beat first a period after they open, each at its own phase.
@@ -52,3 +53,30 @@ async def test_a_slice_beats_only_the_rooms_due_and_phases_spread(
     assert hub.rooms[due].next_beat >= now + 4.9  # next in a period
     await hub.beat(every=True)
     assert all(len(sent[m.pk]) >= 1 for m in matches)
+
+
+@pytest.mark.asyncio
+async def test_a_socket_sent_a_frame_lately_is_not_pinged(
+    alice: User, bob: User, settings: Any
+) -> None:
+    """Issue 27: a ping only to a socket that was sent nothing for half a period (an update
+    carries its `v` too); a socket still hears a frame at least every 1.5 periods."""
+    settings.LUDO_HEARTBEAT_SECONDS = 5.0
+    match = await database_sync_to_async(two_player)(alice, bob)
+    room = Room(match.pk, Hub())
+    sent: dict[str, list[str]] = {"busy": [], "quiet": []}
+    viewers = {}
+    for name in sent:
+
+        async def send(text: str, log: list[str] = sent[name]) -> None:
+            log.append(json.loads(text)["t"])
+
+        viewers[name] = viewer = Viewer(user=None, send=send)
+        viewer.sent_v = match.seq
+        room.viewers.add(viewer)
+    now = time.monotonic()
+    viewers["busy"].sent_at = now - 2.0  # an update two seconds ago
+    viewers["quiet"].sent_at = now - 2.6
+    await room.beat(match.seq)
+    assert sent == {"busy": [], "quiet": ["ping"]}
+    assert viewers["quiet"].sent_at >= now  # sending marks the time
