@@ -7,15 +7,17 @@ database, fenced by the match's ``revision``.
 - The service then checks and applies the action in memory on the change kernel (`Change`),
   exactly as on the locked path.
 - `write` stores it in one statement: ``UPDATE games_match ... WHERE id = %s AND revision =
-  %s RETURNING id`` with the INSERTs of the events, the roll or move and the turn selecting
+  %s RETURNING id`` with the INSERTs of the events, the roll or move and the turn, and the
+  UPDATE of the seats' `SEAT_FIELDS` (a missed turn counted, a seat taken back), selecting
   from it (CTEs), so when the fence is lost nothing at all is written. In autocommit that
   statement is its own transaction; inside a caller's transaction it runs in a savepoint.
 - `commit_batch` commits the changes of many rooms in one transaction (one pipelined round
   trip for the lot); when one of them fails, the batch is rolled back and each change is
   written again on its own; each change's result says whether it was written.
 
-A change that does more than append rows and move the match on (the match ends, a seat or
-an audit entry changes, a local match with an undo) raises `Fallback` before anything is
+A change that does more than append rows, move the match on and set those seat fields (the
+match ends, a seat's presence or place changes, an audit entry, a local match with an undo)
+raises `Fallback` before anything is
 written, and the service runs it on the locked path (`kernel.save`). Either way the same
 guarantees hold: the change is committed before its broadcast, every write of the match row
 checks and moves its revision, and the rows are those the locked path writes, so
@@ -132,15 +134,20 @@ def begin_loaded(match: Match) -> Change:
 # ---------------------------------------------------------------------------- writing
 
 
+# The seat fields a change written here may set (a missed turn counted, a seat taken back
+# by its player): the rest of a seat's changes need the locked path.
+SEAT_FIELDS = ("missed_turns", "away", "gone")
+
+
 def _eligible(change: Change) -> None:
-    """Raise `Fallback` unless the change only appends rows and moves the match on."""
+    """Raise `Fallback` unless the change only appends rows, moves the match on and sets
+    `SEAT_FIELDS` of its seats."""
     match, state = change.match, change.state
     if (
         state is None
         or state.phase == "over"
-        or change.seats_changed
+        or any(set(names) - set(SEAT_FIELDS) for names in change.seats_changed.values())
         or change.audits
-        or change.reclaimed
         or change.match_fields - {"pause_until"}
         or not getattr(match, "undone_none", False)
         or match.status != change.status_before
@@ -230,6 +237,11 @@ def _write_sql(skip_locked: bool = False) -> str:
                 ("started_at", "timestamptz"),
             ],
         ),
+        # The seats' `SEAT_FIELDS` the change set (none: no row), only if the fence held.
+        f'u AS (UPDATE "{Seat._meta.db_table}" s SET "missed_turns" = x."missed_turns",'
+        ' "away" = x."away", "gone" = x."gone" FROM m, jsonb_to_recordset(%s::jsonb)'
+        ' AS x("id" integer, "missed_turns" integer, "away" boolean, "gone" boolean)'
+        ' WHERE s."id" = x."id" AND s."match_id" = m."id")',
     ]
     return "WITH " + ", ".join(parts) + " SELECT count(*) FROM m"
 
@@ -289,6 +301,11 @@ def _params(change: Change) -> list[Any]:
         {"seq": e.seq, "change": e.change, "kind": e.kind, "data": e.data, "at": e.at}
         for e in change.events
     ]
+    seats = [
+        {"id": seat.pk, **{name: getattr(seat, name) for name in SEAT_FIELDS}}
+        for seat in change.seats
+        if change.seats_changed.get(seat.pk)
+    ]
     return [
         _json(match.snapshot),  # type: ignore[arg-type]
         match.seq,
@@ -301,6 +318,7 @@ def _params(change: Change) -> list[Any]:
         _json(rolls),
         _json(moves),
         _json(turns),
+        _json(seats),
     ]
 
 

@@ -16,6 +16,7 @@ from accounts.models import User
 from games import services, tasks
 from games.clocks import sweeps as clock
 from games.clocks import timing
+from games.match.verify import verify_match
 from games.models import Match, MatchEvent, Roll, Seat, Status
 from ludo_site.celery import app as celery_app
 
@@ -91,6 +92,37 @@ def test_acting_resets_the_missed_turns(players: tuple[User, User]) -> None:
     assert Seat.objects.get(match=match, corner=0).missed_turns == 1
     services.match_roll(match_id=match.pk, user=players[0], seq=match.seq, action_id="a")
     assert Seat.objects.get(match=match, corner=0).missed_turns == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_missed_turn_and_the_seat_taken_back_are_one_statement_each(
+    django_assert_max_num_queries: Any,
+) -> None:
+    """Issue 27: a missed turn (the count on the seat, the turn played out) and the player's
+    next roll (the count cleared) are read and written in two statements, as any roll is;
+    the stored seats and match are what the locked path writes, and the match verifies."""
+    if connection.vendor != "postgresql":
+        pytest.skip("fenced writes are PostgreSQL's")
+    ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
+    match = two_player(ann, ben)
+    time.sleep(0.03)
+    with django_assert_max_num_queries(2):
+        assert clock.expire_turn(match.pk) == 1  # corner 0 misses a turn
+    assert Seat.objects.get(match=match, corner=0).missed_turns == 1
+    time.sleep(0.03)
+    with django_assert_max_num_queries(2):
+        assert clock.expire_turn(match.pk) == 1  # corner 2 misses one: corner 0 to play
+    match.refresh_from_db()
+    assert match.state().to_play == 0  # type: ignore[union-attr]
+    revision = match.revision
+    with django_assert_max_num_queries(2):
+        services.match_roll(match_id=match.pk, user=ann, seq=match.seq, action_id="back")
+    seats = {s.corner: s.missed_turns for s in Seat.objects.filter(match=match)}
+    assert seats == {0: 0, 2: 1}
+    match.refresh_from_db()
+    assert match.revision == revision + 1
+    assert kinds(match).count("timeout") == 2
+    assert verify_match(match).ok
 
 
 def test_a_lone_legal_move_is_played_by_itself(players: tuple[User, User]) -> None:
