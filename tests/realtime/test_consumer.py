@@ -10,13 +10,12 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games.live import room
 from games.live.wire import MAX_FRAME_BYTES
 from games.match.selectors import snapshot_for
 from games.models import Match, Seat
 from games.services.deadlines import room_clocks
 
-from .conftest import socket, two_player
+from .conftest import count_room_reads, socket, two_player
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -286,14 +285,7 @@ async def test_an_update_carries_its_snapshot_each_viewer_gets_what_a_read_gives
     ws_b, _ = await joined(match.code, bob)
     watchers = [(await joined(match.code, None))[0] for _ in range(2)]
     await drain(ws_a, ws_b, *watchers)
-    reads: list[int] = []
-    load = room._load
-
-    async def counted(match_id: int) -> Any:
-        reads.append(match_id)
-        return await load(match_id)
-
-    monkeypatch.setattr(room, "_load", counted)
+    reads = count_room_reads(monkeypatch)
     sockets = {"alice": ws_a, "bob": ws_b, "watcher": watchers[0], "watcher2": watchers[1]}
     viewers = {"alice": alice, "bob": bob, "watcher": None, "watcher2": None}
     v = state["v"]

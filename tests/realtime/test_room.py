@@ -15,13 +15,13 @@ from django.core import signing
 from django.test import Client
 
 from accounts.models import User
-from games.live import room, tickets
+from games.live import tickets
 from games.live.consumers import CLOSE_BAD_TICKET
 from games.match.selectors import room_clocks
 from games.models import Match
 from ludo_site.asgi import application
 
-from .conftest import session_cookie, two_player
+from .conftest import count_room_reads, session_cookie, two_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -79,14 +79,7 @@ async def test_a_stale_action_is_answered_with_the_state_and_a_repeated_one_says
     # A new action against the old state: `stale`, not repeated, and the state it missed is
     # in the answer (the message says "here is the new state"), from the match as the service
     # read it to refuse the action: the room does not read it again (issue 27).
-    reads: list[int] = []
-    load = room._load
-
-    async def counted(match_id: int) -> Any:
-        reads.append(match_id)
-        return await load(match_id)
-
-    monkeypatch.setattr(room, "_load", counted)
+    reads = count_room_reads(monkeypatch)
     await ws.send_to(text_data=json.dumps({"t": "roll", "v": v, "id": "other"}))
     error = await not_ping(ws)
     assert reads == []
