@@ -17,11 +17,10 @@ database, fenced by the match's ``revision``.
 
 A change that does more than append rows, move the match on and set those seat fields (the
 match ends, a seat's presence or place changes, an audit entry, a local match with an undo)
-raises `Fallback` before anything is
-written, and the service runs it on the locked path (`kernel.save`). Either way the same
-guarantees hold: the change is committed before its broadcast, every write of the match row
-checks and moves its revision, and the rows are those the locked path writes, so
-`verify_match` reads them alike.
+raises `Fallback` before anything is written, and the service runs it on the locked path
+(`kernel.save`). Either way the same guarantees hold: the change is committed before its
+broadcast, every write of the match row checks and moves its revision, and the rows are those
+the locked path writes, so `verify_match` reads them alike.
 
 SQLite (``make run``) always takes the locked path. ``LUDO_FENCED_WRITES=0`` turns this off.
 """

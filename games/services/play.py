@@ -301,9 +301,10 @@ def match_timeout(
     row the player forfeits instead.
 
     On PostgreSQL it is tried first as a player's action is (`_act`): read without a lock and
-    written in one fenced statement (two round trips instead of eight). A change that needs
-    more (a missed turn counted on the seat, a forfeit, the end of the match) or whose fence
-    another writer took runs on the locked path, which decides again from the stored match.
+    written in one fenced statement (two round trips instead of eight), a missed turn's count
+    on the seat included. A change that needs more (a forfeit, the end of the match) or whose
+    fence another writer took runs on the locked path, which decides again from the stored
+    match.
     With `skip_locked` (the sweep) a match whose row another transaction holds is left alone
     (None) instead of waited for: the next sweep looks again.
     """
