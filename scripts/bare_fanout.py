@@ -45,6 +45,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# The run's measurements are load_rooms.py's own (this directory: run as a script, or served
+# with `--app-dir scripts`).
+from load_rooms import CpuWatch, client_gc_pauses, percentile
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/6"
 # Redis pub/sub ignores the database number: the prefix keeps this app's channels and groups
@@ -362,69 +366,6 @@ async def drive(room: Room, totals: Totals, args: argparse.Namespace) -> None:
             room.last_change = time.monotonic()
 
 
-def cpu_seconds(pid: int | None) -> float:
-    """CPU time (user + system) process `pid` has used, or this process's when None; 0 for
-    a process that is gone (as load_rooms.py)."""
-    if pid is None:
-        return time.process_time()
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def with_children(pid: int) -> list[int]:
-    """`pid` and every process below it (uvicorn's worker processes)."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            parents.setdefault(ppid, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        todo.extend(parents.get(p, []))
-    return found
-
-
-def redis_pid(url: str) -> int | None:
-    """The Redis server's process, when it runs on this machine."""
-    import redis
-
-    try:
-        return int(redis.Redis.from_url(url).info("server")["process_id"])
-    except Exception:  # noqa: BLE001 - not measured then
-        return None
-
-
-class CpuWatch:
-    """CPU used by groups of processes between `start` and `stop`, as shares of one core."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.groups: dict[str, list[int | None]] = {"client": [None]}
-        if args.server_pid:
-            self.groups["server"] = list(with_children(args.server_pid))
-        pid = redis_pid(args.redis_url)
-        if pid:
-            self.groups["redis"] = [pid]
-
-    def start(self) -> None:
-        self.began = time.monotonic()
-        self.at_start = {pid: cpu_seconds(pid) for pids in self.groups.values() for pid in pids}
-
-    def stop(self) -> dict[str, float]:
-        wall = time.monotonic() - self.began
-        return {
-            name: sum(cpu_seconds(pid) - self.at_start[pid] for pid in pids) / wall
-            for name, pids in self.groups.items()
-        }
-
-
 async def run(args: argparse.Namespace) -> tuple[Totals, list[Room]]:
     totals = Totals()
     start = time.monotonic()
@@ -449,7 +390,7 @@ async def run(args: argparse.Namespace) -> tuple[Totals, list[Room]]:
     totals.open_at_start = totals.open_now
     totals.latencies.clear()
     totals.stamps.clear()
-    watch = CpuWatch(args)
+    watch = CpuWatch(args, redis_url=args.redis_url)
     watch.start()
     actions = totals.actions
     await asyncio.sleep(max(0.0, totals.stop - 1.0 - time.monotonic()))
@@ -462,26 +403,6 @@ async def run(args: argparse.Namespace) -> tuple[Totals, list[Room]]:
     # The window's last updates arrive during the drain; then every socket closes.
     await asyncio.gather(*tasks)
     return totals, rooms
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def client_gc_pauses() -> list[tuple[float, float]]:
-    """(when, milliseconds) of this client's garbage collections from now on."""
-    pauses: list[tuple[float, float]] = []
-    began = [0.0]
-
-    def timed(phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            began[0] = time.monotonic()
-        else:
-            pauses.append((began[0], (time.monotonic() - began[0]) * 1000))
-
-    gc.callbacks.append(timed)
-    return pauses
 
 
 def client(args: argparse.Namespace) -> None:
@@ -576,6 +497,7 @@ def main() -> None:
         "--stall", type=float, default=10, help="give an action up after this many seconds"
     )
     c.add_argument("--server-pid", type=int, default=None, help="the server (and its workers)")
+    c.set_defaults(database_cpu=False, watch=[])  # load_rooms.CpuWatch: the server and Redis
     c.add_argument(
         "--redis-url",
         default=os.environ.get("REDIS_URL", DEFAULT_REDIS_URL),

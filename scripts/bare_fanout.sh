@@ -39,20 +39,8 @@ if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
     exit 1
 fi
 
-pids=()
-stop_all() {
-    # uvicorn's worker processes too, which a parent killed with -9 would leave running.
-    for pid in "${pids[@]}"; do pids+=($(pgrep -P "$pid" || true)); done
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for _ in $(seq 1 20); do
-        alive=0
-        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-        [ $alive = 0 ] && break
-        sleep 0.5
-    done
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
+# shellcheck source=scripts/processes.sh
+source scripts/processes.sh
 trap stop_all EXIT
 
 nice -n "$niceness" $bin/uvicorn --app-dir scripts bare_fanout:application --host 127.0.0.1 \

@@ -311,9 +311,9 @@ def database_backends() -> list[int]:
     return [row[0] for row in rows]
 
 
-def redis_pid() -> int | None:
-    """The Redis server's process (REDIS_URL), when it runs on this machine."""
-    url = os.environ.get("REDIS_URL")
+def redis_pid(url: str | None = None) -> int | None:
+    """The Redis server's process (`url`, else REDIS_URL), when it runs on this machine."""
+    url = url or os.environ.get("REDIS_URL")
     if not url:
         return None
     import redis
@@ -327,9 +327,9 @@ def redis_pid() -> int | None:
 class CpuWatch:
     """CPU used by groups of processes between `start` and `stop`, as shares of one core."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: argparse.Namespace, redis_url: str | None = None) -> None:
         self.args = args
-        self.redis = redis_pid()
+        self.redis = redis_pid(redis_url)
 
     def groups(self) -> dict[str, list[int | None]]:
         groups: dict[str, list[int | None]] = {"client": [None]}

@@ -53,22 +53,8 @@ fi
 redis-cli -n 5 flushdb >/dev/null
 $bin/python manage.py migrate --noinput -v0
 
-pids=()
-stop_all() {
-    # Their children too (uvicorn's worker processes, Celery's), which a parent killed with
-    # -9 would leave running.
-    for pid in "${pids[@]}"; do pids+=($(pgrep -P "$pid" || true)); done
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    # daphne may hang on its way out (database threads still open); give it 10 s.
-    for _ in $(seq 1 20); do
-        alive=0
-        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-        [ $alive = 0 ] && break
-        sleep 0.5
-    done
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-}
+# shellcheck source=scripts/processes.sh
+source scripts/processes.sh
 trap stop_all EXIT
 
 case $server in
