@@ -20,12 +20,14 @@ from games.live.tickets import TicketAuth  # noqa: E402
 from ops import scrape  # noqa: E402
 from ops.sockets import SocketWatch  # noqa: E402
 
+from .bodies import BodyLimit  # noqa: E402
 from .origins import OriginValidator  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # A body over MAX_BODY_BYTES refused before Django reads it (ludo_site.bodies).
+        "http": BodyLimit(django_asgi_app),
         # Scheme, host and port of the Origin against the site's own (ludo_site.origins); a
         # match socket's signed ticket (games.live.tickets), else the session. Counted and
         # given a request id and room code for the logs (ops.sockets), outermost.

@@ -229,6 +229,12 @@ RANKED_MIN_RELIABILITY = int(os.environ.get("RANKED_MIN_RELIABILITY") or 50)
 ROOMS_WAITING_PER_PLAYER = int(os.environ.get("ROOMS_WAITING_PER_PLAYER") or 10)
 ROOMS_PER_PLAYER_HOUR = int(os.environ.get("ROOMS_PER_PLAYER_HOUR") or 60)
 SOCKETS_PER_SESSION = int(os.environ.get("SOCKETS_PER_SESSION") or 12)
+# The largest request body the site reads (ludo_site.bodies, at the ASGI layer): one declared
+# or streamed past it is refused with 413 before it is read; under Django's in-memory bound,
+# so no body is ever spooled to disk.
+MAX_BODY_BYTES = int(os.environ.get("MAX_BODY_BYTES") or 1024 * 1024)
+if not 0 < MAX_BODY_BYTES <= 2 * 1024 * 1024:
+    raise ImproperlyConfigured("MAX_BODY_BYTES must be between 1 and 2097152")
 # Reverse proxies in front of the site whose X-Forwarded-For is believed (accounts.addresses).
 TRUSTED_PROXIES = int(os.environ.get("TRUSTED_PROXIES") or 0)
 # Behind such a proxy the request came in over HTTPS when it says so (else HTTPS=1's redirect
@@ -293,12 +299,15 @@ CSP = os.environ.get(
 )
 
 # Error reports (ops.sentry): SENTRY_DSN turns on sentry-sdk (Django, Celery, asyncio);
-# personal data stays off unless SENTRY_SEND_PII=1; SENTRY_TRACES_RATE samples performance.
+# personal data stays off unless SENTRY_SEND_PII=1, request bodies unless SENTRY_SEND_BODIES=1
+# (secrets are scrubbed either way); SENTRY_TRACES_RATE samples performance.
 SENTRY_DSN = os.environ.get("SENTRY_DSN") or ""
 SENTRY_SEND_PII = env.parse_bool(os.environ.get("SENTRY_SEND_PII"), default=False)
+SENTRY_SEND_BODIES = env.parse_bool(os.environ.get("SENTRY_SEND_BODIES"), default=False)
 sentry.init(
     SENTRY_DSN,
     environment=os.environ.get("SENTRY_ENVIRONMENT") or "",
     send_pii=SENTRY_SEND_PII,
+    send_bodies=SENTRY_SEND_BODIES,
     traces_rate=float(os.environ.get("SENTRY_TRACES_RATE") or 0),
 )

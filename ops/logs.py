@@ -12,6 +12,7 @@ import contextvars
 import datetime
 import json
 import logging
+import os
 import re
 import uuid
 
@@ -20,6 +21,16 @@ room: contextvars.ContextVar[str] = contextvars.ContextVar("ludo_room", default=
 
 # A request id a proxy in front sent (X-Request-ID) is kept when it looks like one.
 _GOOD_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+# A credential in an address: the match socket's ticket, a token, a session or CSRF value.
+_SECRET_PARAM = re.compile(
+    r"((?:ticket|token|session\w*|csrf\w*|password\w*|email)=)[^&\s\"'#]+", re.IGNORECASE
+)
+REDACTED = "[redacted]"
+
+
+def redact(text: str) -> str:
+    """`text` with the value of every credential in a query string blanked."""
+    return _SECRET_PARAM.sub(rf"\g<1>{REDACTED}", text)
 
 
 def new_id(given: str | None = None) -> str:
@@ -36,6 +47,29 @@ class ContextFilter(logging.Filter):
         record.request_id = request_id.get()
         record.room = room.get()
         return True
+
+
+class Redact(logging.Filter):
+    """Blanks credentials in a line before it is written: uvicorn logs each socket's address,
+    and a match socket's carries its ticket, which opens the seat to whoever reads it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+PLAIN = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def site_formatter() -> logging.Formatter:
+    """The formatter ``LOG_FORMAT`` names, read from the environment: for uvicorn's own
+    processes, which log before (or without) the site's settings (ops/uvicorn_logging.json)."""
+    if (os.environ.get("LOG_FORMAT") or "plain").strip().lower() == "json":
+        return JsonFormatter()
+    return logging.Formatter(PLAIN)
 
 
 class JsonFormatter(logging.Formatter):
@@ -73,22 +107,26 @@ def logging_config(log_format: str) -> dict[str, object]:
     with its traceback (django.request), a dependency down is "Unavailable (...): <path>"
     (ludo.requests); django.request's 4xx warnings ("Not Found") are left out. ``ludo.ops``
     says when the site is not ready (and what is down), ``ludo.sockets`` when a socket closes.
+    uvicorn's loggers write through the same handler. Every line goes through `Redact`.
     """
     formatter: dict[str, object] = (
         {"()": "ops.logs.JsonFormatter"}
         if log_format == "json"
-        else {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}
+        else {"format": PLAIN}
     )
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "ops.logs.ContextFilter"}},
+        "filters": {
+            "context": {"()": "ops.logs.ContextFilter"},
+            "redact": {"()": "ops.logs.Redact"},
+        },
         "formatters": {"site": formatter},
         "handlers": {
             "stderr": {
                 "class": "logging.StreamHandler",
                 "formatter": "site",
-                "filters": ["context"],
+                "filters": ["context", "redact"],
             }
         },
         "root": {"handlers": ["stderr"], "level": "WARNING"},
@@ -97,5 +135,10 @@ def logging_config(log_format: str) -> dict[str, object]:
             "ludo.audit.anchor": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
             "ludo.ops": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
             "ludo.sockets": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+            # uvicorn's own lines in the site's format (its worker processes configure logging
+            # before they load the site; the parent process by ops/uvicorn_logging.json).
+            "uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+            "uvicorn.error": {"level": "INFO"},
+            "uvicorn.access": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
         },
     }

@@ -1,6 +1,7 @@
 """The operator's endpoints: ``/healthz`` (the process answers), ``/readyz`` (it can serve:
-`ops.health`) and ``/metrics`` (Prometheus text: `ops.scrape`), reachable only with
-``Authorization: Bearer <METRICS_TOKEN>`` or from an address in ``METRICS_ALLOW``."""
+`ops.health`; what is down only to a metrics reader) and ``/metrics`` (Prometheus text:
+`ops.scrape`), reachable only with ``Authorization: Bearer <METRICS_TOKEN>`` or from an
+address in ``METRICS_ALLOW``."""
 
 from __future__ import annotations
 
@@ -26,10 +27,18 @@ def healthz(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_safe
 def readyz(request: HttpRequest) -> HttpResponse:
+    """200 or 503 for anyone (a load balancer's probe needs no more); which checks failed only
+    for whoever may read the metrics: the names of what is down help an attacker time one."""
     ready, checks = health.readiness()
-    down = sorted(name for name, value in checks.items() if value.startswith("down"))
-    body = {"status": "ok" if ready else "unavailable", "checks": checks, "down": down}
-    return JsonResponse(body, status=200 if ready else 503)
+    body: dict[str, object] = {"status": "ok" if ready else "unavailable"}
+    if allowed(request):
+        body["checks"] = checks
+        body["down"] = sorted(name for name, value in checks.items() if value.startswith("down"))
+    response = JsonResponse(body, status=200 if ready else 503)
+    # A probe's answer is not a server error: `ops.health` logged it as a warning already, so
+    # Django's request logger (an ERROR line, and an error report, for every 5xx) is skipped.
+    response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
 
 
 def allowed(request: HttpRequest) -> bool:

@@ -71,7 +71,8 @@ def test_healthz_answers_without_asking_anything(client: Client) -> None:
 
 def test_readyz_names_each_check(client: Client, settings: Any, monkeypatch: Any) -> None:
     monkeypatch.setattr(health, "_migrated", False)
-    response = client.get("/readyz")
+    settings.METRICS_TOKEN = "ready-token"
+    response = client.get("/readyz", headers={"Authorization": "Bearer ready-token"})
     body = response.json()
     assert set(body["checks"]) == set(health.CHECKS)
     assert body["checks"]["database"] == "ok" and body["checks"]["migrations"] == "ok"
@@ -82,7 +83,7 @@ def test_readyz_names_each_check(client: Client, settings: Any, monkeypatch: Any
 
 
 def test_readyz_is_503_within_a_second_naming_what_is_down(
-    client: Client, monkeypatch: Any, log_lines: io.StringIO
+    client: Client, settings: Any, monkeypatch: Any, log_lines: io.StringIO
 ) -> None:
     def hangs() -> str:
         time.sleep(5)
@@ -93,8 +94,14 @@ def test_readyz_is_503_within_a_second_naming_what_is_down(
 
     monkeypatch.setitem(health.CHECKS, "redis", refuses)
     monkeypatch.setitem(health.CHECKS, "channel_layer", hangs)
+    settings.METRICS_TOKEN = "ready-token"
+    settings.METRICS_ALLOW = []
+    anyone = client.get("/readyz", headers={"X-Request-ID": "probe-41"})
+    assert anyone.status_code == 503 and anyone.json() == {"status": "unavailable"}
     began = time.monotonic()
-    response = client.get("/readyz", headers={"X-Request-ID": "probe-42"})
+    response = client.get(
+        "/readyz", headers={"X-Request-ID": "probe-42", "Authorization": "Bearer ready-token"}
+    )
     took = time.monotonic() - began
     assert response.status_code == 503, response.content
     body = response.json()
@@ -108,6 +115,8 @@ def test_readyz_is_503_within_a_second_naming_what_is_down(
     mine = [line for line in lines if line.get("request_id") == "probe-42"]
     assert mine and mine[0]["level"] == "WARNING" and mine[0]["logger"] == "ludo.ops"
     assert "not ready" in mine[0]["message"] and "redis (ConnectionError)" in mine[0]["message"]
+    # A probe's 503 is that warning alone: no ERROR line from Django's request logger.
+    assert not [line for line in lines if line["level"] == "ERROR"], lines
 
 
 def test_metrics_needs_the_token_or_an_allowed_address(client: Client, settings: Any) -> None:

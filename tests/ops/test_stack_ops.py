@@ -91,7 +91,9 @@ def until(what: str, check: Any, timeout: float) -> Any:
 
 
 def readyz(base: str, want: int, rid: str = "") -> Any:
-    status, _, body, took = get(base + "/readyz", {"X-Request-ID": rid} if rid else {})
+    """The probe as the operator reads it (with the metrics token: the checks named)."""
+    headers = {"Authorization": f"Bearer {TOKEN}", **({"X-Request-ID": rid} if rid else {})}
+    status, _, body, took = get(base + "/readyz", headers)
     return (status, json.loads(body), took) if status == want else None
 
 
