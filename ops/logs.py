@@ -110,9 +110,7 @@ def logging_config(log_format: str) -> dict[str, object]:
     uvicorn's loggers write through the same handler. Every line goes through `Redact`.
     """
     formatter: dict[str, object] = (
-        {"()": "ops.logs.JsonFormatter"}
-        if log_format == "json"
-        else {"format": PLAIN}
+        {"()": "ops.logs.JsonFormatter"} if log_format == "json" else {"format": PLAIN}
     )
     return {
         "version": 1,
@@ -137,8 +135,8 @@ def logging_config(log_format: str) -> dict[str, object]:
             "ludo.sockets": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
             # uvicorn's own lines in the site's format (its worker processes configure logging
             # before they load the site; the parent process by ops/uvicorn_logging.json).
-            "uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
-            "uvicorn.error": {"level": "INFO"},
-            "uvicorn.access": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+            # uvicorn.access is left as uvicorn set it (off with --no-access-log): naming its
+            # parent ``uvicorn`` here would reset it to propagate.
+            "uvicorn.error": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
         },
     }

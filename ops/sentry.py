@@ -96,7 +96,11 @@ def aborted(hint: dict[str, Any]) -> bool:
 
 
 def scrub(
-    event: dict[str, Any], hint: dict[str, Any], *, send_pii: bool = False, send_bodies: bool = False
+    event: dict[str, Any],
+    hint: dict[str, Any],
+    *,
+    send_pii: bool = False,
+    send_bodies: bool = False,
 ) -> dict[str, Any] | None:
     """sentry-sdk's ``before_send``: None for a ``RequestAborted``, else the event scrubbed."""
     if aborted(hint):
@@ -144,9 +148,7 @@ def init(
         send_default_pii=send_pii,
         include_local_variables=send_pii,
         max_request_body_size="medium" if send_bodies else "never",
-        event_scrubber=EventScrubber(
-            denylist=[*DEFAULT_DENYLIST, *EXTRA_DENYLIST], recursive=True
-        ),
+        event_scrubber=EventScrubber(denylist=[*DEFAULT_DENYLIST, *EXTRA_DENYLIST], recursive=True),
         before_send=before_send,
         before_send_transaction=before_send,
         ignore_errors=["django.core.exceptions.RequestAborted"],

@@ -78,6 +78,32 @@ def port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def uvicorn_command(bin_dir: Path, port: int, workers: int, env: Mapping[str, str]) -> list[str]:
+    """The README's uvicorn command (its "Production" block, read from the README itself) on
+    127.0.0.1:`port` with `workers` processes; a ``"$NAME"`` in it is `env`'s value (empty
+    when unset, as a shell gives it)."""
+    import shlex
+
+    text = (ROOT / "README.md").read_text()
+    start = text.index("\nuvicorn ludo_site.asgi:application") + 1
+    lines = []
+    for line in text[start:].splitlines():
+        lines.append(line.rstrip("\\ "))
+        if not line.endswith("\\"):
+            break
+    argv = shlex.split(" ".join(lines))
+    given = {"--host": "127.0.0.1", "--port": str(port), "--workers": str(workers)}
+    out = [str(bin_dir / "uvicorn")]
+    for before, word in zip(argv, argv[1:], strict=False):
+        if before in given:
+            out.append(given[before])
+        elif word.startswith("$"):
+            out.append(env.get(word[1:], ""))
+        else:
+            out.append(word)
+    return out
+
+
 def is_postgres(url: str) -> bool:
     return url.startswith(("postgres://", "postgresql://"))
 
@@ -243,7 +269,8 @@ class Stack:
             **self.extra,
         }
         for key in ("PYTEST_XDIST_WORKER", "PYTEST_CURRENT_TEST", "DJANGO_SETTINGS_MODULE"):
-            self.env.pop(key, None)
+            if key not in self.extra:  # a test may name settings of its own
+                self.env.pop(key, None)
         admin_sql(self.admin_url, f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
         # `migrate` and `collectstatic` as the README runs them, once per state of the code:
         # the database is a copy of a migrated template, the static files a collected folder
@@ -257,21 +284,7 @@ class Stack:
         if self.setup:
             self.printed = self.manage("shell", "-c", self.setup)
         for i, port in enumerate(self.ports):
-            self.spawn(
-                f"uvicorn{i}",
-                str(BIN / "uvicorn"),
-                "ludo_site.asgi:application",
-                "--host", "127.0.0.1",
-                "--port", str(port),
-                "--workers", str(self.workers),
-                "--loop", "uvloop",
-                "--http", "httptools",
-                "--ws", "websockets-sansio",
-                # The README's bound: a frame over 64 KiB is refused (1009) before it is read
-                # whole (the site refuses any over 2 KB itself; uvicorn's default is 16 MiB).
-                "--ws-max-size", "65536",
-                "--no-access-log",
-            )  # fmt: skip
+            self.spawn(f"uvicorn{i}", *uvicorn_command(BIN, port, self.workers, self.env))
         # Gossip, mingle and heartbeats talk over Redis pub/sub, which every database shares:
         # off, so that stacks side by side do not see each other's workers.
         self.spawn(

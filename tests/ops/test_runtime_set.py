@@ -20,7 +20,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.stack import ROOT, free_port, port_open
+from tests.stack import ROOT, free_port, port_open, uvicorn_command
 
 RUNTIME = ROOT / "requirements.txt"
 
@@ -96,10 +96,7 @@ def test_the_production_commands_start_from_requirements_txt_alone(tmp_path: Pat
     logs = {name: tmp_path / f"{name}.log" for name in ("uvicorn", "worker", "beat")}
     argv = {
         # The README's command (one worker here).
-        "uvicorn": [str(venv / "bin" / "uvicorn"), "ludo_site.asgi:application",
-                    "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
-                    "--loop", "uvloop", "--http", "httptools", "--ws", "websockets-sansio",
-                    "--ws-max-size", "65536", "--no-access-log"],
+        "uvicorn": uvicorn_command(venv / "bin", port, 1, env),
         "worker": [str(venv / "bin" / "celery"), "-A", "ludo_site", "worker", "-l", "info",
                    "--pool", "solo", "--without-gossip", "--without-mingle", "--without-heartbeat"],
         "beat": [str(venv / "bin" / "celery"), "-A", "ludo_site", "beat", "-l", "info",

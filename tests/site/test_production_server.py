@@ -31,6 +31,7 @@ import pytest
 
 from ludo_site import env as site_env
 from tests.servers import free_port, own_redis
+from tests.stack import uvicorn_command
 
 pytestmark = pytest.mark.e2e
 
@@ -93,23 +94,7 @@ def production_server(workers: int = WORKERS) -> Iterator[tuple[str, str, Path, 
             port = free_port()
             with open(log_path, "wb") as log:
                 proc = subprocess.Popen(
-                    [
-                        str(BIN / "uvicorn"),
-                        "ludo_site.asgi:application",
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        str(port),
-                        "--workers",
-                        str(workers),
-                        "--loop",
-                        "uvloop",
-                        "--http",
-                        "httptools",
-                        "--ws",
-                        "websockets-sansio",
-                        "--no-access-log",
-                    ],
+                    uvicorn_command(BIN, port, workers, environ),
                     cwd=ROOT,
                     env=environ,
                     stdout=log,
