@@ -187,7 +187,9 @@ def _language(scope: dict[str, Any], user: Any) -> str:
         found = supported(code)
         if found:
             return found
-    for code, _q in parse_accept_lang_header(headers.get(b"accept-language", b"").decode()):
+    for code, _q in parse_accept_lang_header(
+        headers.get(b"accept-language", b"").decode("latin-1")
+    ):
         found = supported(code) if code != "*" else None
         if found:
             return found

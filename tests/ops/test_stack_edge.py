@@ -320,8 +320,7 @@ def check_forwarded(stack: Stack) -> None:
     assert status == 200
     # One account from 127.0.0.1 already (the reports' check); SIGN_UPS_PER_IP is 3.
     answers = [
-        sign_up(Browser(base), f"edgeforged{i}", f"203.0.113.{i}, 198.51.100.{i}")
-        for i in range(3)
+        sign_up(Browser(base), f"edgeforged{i}", f"203.0.113.{i}, 198.51.100.{i}") for i in range(3)
     ]
     assert answers == [200, 200, 429], answers
     ips = stack.manage("shell", "-c", AUDIT_IPS).split("IPS", 1)[1].strip()

@@ -116,3 +116,25 @@ def test_form_fields_with_nul_are_a_coded_400(db: Any) -> None:
         "/accounts/login/", {"username": "ann\x00", "password": "x"}
     )
     assert response.status_code == 400
+
+
+@pytest.mark.asyncio
+async def test_a_handshake_whose_accept_language_is_not_utf8_opens_the_socket(
+    alice: User, bob: User
+) -> None:
+    from channels.db import database_sync_to_async
+    from channels.testing import WebsocketCommunicator
+
+    from ludo_site.asgi import application
+
+    match = await database_sync_to_async(two_player)(alice, bob)
+    headers = [
+        (b"origin", b"http://localhost"),
+        (b"host", b"localhost"),
+        (b"accept-language", b"de-\xff\xfe;q=0.9, fr"),
+    ]
+    ws = WebsocketCommunicator(application, f"/ws/match/{match.code}/", headers=headers)
+    assert (await ws.connect())[0]
+    state = await ws.receive_json_from(timeout=5)
+    assert state["t"] == "state", state
+    await ws.disconnect()
