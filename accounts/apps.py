@@ -7,4 +7,9 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_out
+
         from . import rights  # noqa: F401  (connects the rights and admin sign-in audit)
+        from . import signout
+
+        user_logged_out.connect(signout.record, dispatch_uid="accounts.signout")

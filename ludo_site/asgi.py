@@ -22,6 +22,7 @@ from ops.sockets import SocketWatch  # noqa: E402
 
 from .bodies import BodyLimit  # noqa: E402
 from .origins import OriginValidator  # noqa: E402
+from .tickets_out import SignedOutTickets  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
@@ -29,13 +30,16 @@ application = ProtocolTypeRouter(
         # A body over MAX_BODY_BYTES refused before Django reads it (ludo_site.bodies).
         "http": BodyLimit(django_asgi_app),
         # Scheme, host and port of the Origin against the site's own (ludo_site.origins); a
-        # match socket's signed ticket (games.live.tickets), else the session. Counted and
+        # match socket's signed ticket (games.live.tickets; none issued before its account's
+        # last sign-out: ludo_site.tickets_out), else the session. Counted and
         # given a request id and room code for the logs (ops.sockets), outermost.
         "websocket": SocketWatch(
             OriginValidator(
-                TicketAuth(
-                    URLRouter(websocket_urlpatterns),
-                    fallback=AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+                SignedOutTickets(
+                    TicketAuth(
+                        URLRouter(websocket_urlpatterns),
+                        fallback=AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+                    )
                 )
             )
         ),
