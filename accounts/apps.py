@@ -9,7 +9,7 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out
 
-        from . import rights  # noqa: F401  (connects the rights and admin sign-in audit)
-        from . import signout
+        # rights: connects the rights and admin sign-in audit on import.
+        from . import rights, signout  # noqa: F401
 
         user_logged_out.connect(signout.record, dispatch_uid="accounts.signout")
