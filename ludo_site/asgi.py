@@ -22,8 +22,8 @@ from ops.sockets import SocketWatch  # noqa: E402
 
 from .bodies import BodyLimit  # noqa: E402
 from .origins import OriginValidator  # noqa: E402
-from .tickets_out import SignedOutTickets  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
+from .tickets_out import SignedOutTickets  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
