@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.auth.signals import user_logged_out
 
 
 class AccountsConfig(AppConfig):
@@ -7,8 +8,6 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
-        from django.contrib.auth.signals import user_logged_out
-
         # rights: connects the rights and admin sign-in audit on import.
         from . import rights, signout  # noqa: F401
 

@@ -2,10 +2,12 @@
 under Django, which would otherwise read a body of any size whole (to disk past
 ``FILE_UPLOAD_MAX_MEMORY_SIZE``) before any middleware or view could look at it.
 
-A body that declares its length (``Content-Length``) is refused at once, unread; a chunked
-one is counted as it streams and refused as soon as it passes the limit (what came so far is
-dropped; uvicorn discards the rest as it arrives). The answer is 413: the API's JSON
-``too_large`` under ``/api/``, else the styled page in the reader's language."""
+A body that declares its length (``Content-Length``) is refused before any of it is read; a
+chunked one is counted as it streams and refused once it passes the limit (what came so far
+is dropped). The answer is 413: the API's JSON ``too_large`` under ``/api/``, else the styled
+page in the reader's language. So that a client still sending (most send the whole body
+before they read) gets that answer, the rest of a body up to `DRAIN_BYTES` is received and
+thrown away, never kept; past that the answer goes at once and the connection is closed."""
 
 from __future__ import annotations
 
@@ -45,6 +47,24 @@ def _json(limit: int) -> bytes:
     return json.dumps({"code": "too_large", "message": message}).encode()
 
 
+# The most of a refused body received (and thrown away) so that its client reads the answer.
+DRAIN_BYTES = 32 * 1024 * 1024
+
+
+async def _drain(receive: Any, so_far: int) -> bool:
+    """Receive the rest of a refused body, keeping none of it: True when it ended within
+    `DRAIN_BYTES`, False when it went past them or the client went away."""
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return False
+        so_far += len(message.get("body", b""))
+        if so_far > DRAIN_BYTES:
+            return False
+        if not message.get("more_body", False):
+            return True
+
+
 class BodyLimit:
     """ASGI middleware in front of Django's HTTP handler."""
 
@@ -58,7 +78,8 @@ class BodyLimit:
             return
         declared = _declared(scope)
         if declared is not None and declared > self.limit:
-            await self.refuse(scope, send)
+            ended = declared <= DRAIN_BYTES and await _drain(receive, 0)
+            await self.refuse(scope, send, close=not ended)
             return
         received = 0
         over = False
@@ -71,15 +92,20 @@ class BodyLimit:
                 if received > self.limit:
                     # Django stops reading on a disconnect and answers nothing: the 413 is ours.
                     over = True
+                    if not message.get("more_body", False):
+                        received = -1  # the body ended with this message: nothing to drain
                     return {"type": "http.disconnect"}
             return message
 
         await self.app(scope, counted, send)
         if over:
-            await self.refuse(scope, send)
+            ended = received < 0 or await _drain(receive, received)
+            await self.refuse(scope, send, close=not ended)
 
-    async def refuse(self, scope: dict[str, Any], send: Any) -> None:
-        headers = [(b"connection", b"close"), (b"cache-control", b"no-store")]
+    async def refuse(self, scope: dict[str, Any], send: Any, *, close: bool) -> None:
+        headers = [(b"cache-control", b"no-store")]
+        if close:
+            headers.append((b"connection", b"close"))
         if settings.CSP:
             headers.append((b"content-security-policy", settings.CSP.encode()))
         if scope.get("path", "").startswith("/api/"):

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.core.exceptions import RequestAborted
+
 from ops import logs
 
 # Keys whose values are secret, matched anywhere in the key, any case, ``-`` or ``_``.
@@ -89,8 +91,6 @@ def _scrub(value: Any) -> Any:
 
 def aborted(hint: dict[str, Any]) -> bool:
     """The event is Django's ``RequestAborted``: the client went away, nothing failed."""
-    from django.core.exceptions import RequestAborted
-
     info = hint.get("exc_info")
     return bool(info) and isinstance(info[1], RequestAborted)
 
