@@ -2,7 +2,7 @@
 standings (``ws/tournaments/<code>/``). Like the match socket, each holds a bound on the
 frames a client may send (`FRAME_BYTES` each, `RATE` a second in bursts of `BURST`: a status
 request reads the database, so a flood of them would slow every page) and on how many of its
-kind one browser session (else account, else address) may hold open in one server process
+kind one account (a visitor: one address) may hold open in one server process
 (``SOCKETS_PER_SESSION``; then the error ``too_many_sockets`` and close code 4429)."""
 
 from __future__ import annotations
@@ -24,12 +24,9 @@ _open: Counter[str] = Counter()
 
 
 def holder(scope: dict[str, Any]) -> str:
-    """Whom a socket is counted under: the browser's session, else the account, else the
-    address it came from (the server's view of it)."""
-    session = scope.get("session")
-    key = getattr(session, "session_key", None) if session is not None else None
-    if key:
-        return f"session:{key}"
+    """Whom a socket is counted under: its signed-in account (the session already read by the
+    auth middleware: a made-up session cookie names nobody), else the address it came from
+    (the server's view of it)."""
     user = scope.get("user")
     if user is not None and getattr(user, "is_authenticated", False):
         return f"user:{user.pk}"

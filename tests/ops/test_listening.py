@@ -1,6 +1,6 @@
 """The sockets that mostly listen (the lobby's and an event's standings) hold the match
 socket's bounds: a frame over `FRAME_BYTES` is refused, a flood is answered once with
-``rate_limited`` and dropped, and a session opens at most ``SOCKETS_PER_SESSION`` of each kind
+``rate_limited`` and dropped, and an account opens at most ``SOCKETS_PER_SESSION`` of each kind
 in one process (then ``too_many_sockets`` and close code 4429)."""
 
 from __future__ import annotations
@@ -89,14 +89,14 @@ async def check_bounds(path: str, cookie: bytes, first: str, error: Any) -> None
     await database_sync_to_async(connections.close_all)()
 
 
-async def test_the_lobby_socket_bounds_its_frames_and_a_sessions_sockets() -> None:
+async def test_the_lobby_socket_bounds_its_frames_and_an_accounts_sockets() -> None:
     await check_bounds(
         "/ws/lobby/", await signed_in_cookie(), "state",
         lambda f: f.get("code") if f.get("type") == "error" else None,
     )  # fmt: skip
 
 
-async def test_the_standings_socket_bounds_its_frames_and_a_sessions_sockets() -> None:
+async def test_the_standings_socket_bounds_its_frames_and_an_accounts_sockets() -> None:
     code = await an_event()
     await check_bounds(
         f"/ws/tournaments/{code}/", await signed_in_cookie(), "d",
