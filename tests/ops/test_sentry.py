@@ -71,3 +71,38 @@ def test_sentry_reports_a_views_error_without_personal_data() -> None:
     assert "secret-session" not in text and "203.0.113.9" not in text
     assert "ip_address" not in json.dumps(event.get("user", {}))
     assert "vars" not in text  # no local variables from the frames
+
+
+def test_an_event_leaves_with_no_body_secret_or_player_text() -> None:
+    from django.core.exceptions import RequestAborted
+
+    from ops.sentry import scrub
+
+    event = {
+        "request": {
+            "url": "http://site/ws/match/ABC/",
+            "query_string": "ticket=t0k3n.abc:1&lang=en",
+            "data": {"password1": "pw-1", "text": "my dispute", "note": "my report"},
+            "cookies": {"sessionid": "s-1"},
+            "headers": {"X-CSRFToken": "c-1", "User-Agent": "ua", "Cookie": "sessionid=s-1"},
+        },
+        "user": {"id": 7, "email": "a@example.org"},
+        "extra": {"new_password2": "pw-2", "Old-Password": "pw-3", "why": "mail a@example.org"},
+        "exception": {"values": [{"type": "RuntimeError", "value": "boom"}]},
+    }
+    text = json.dumps(scrub(json.loads(json.dumps(event)), {}))
+    for secret in ("pw-1", "pw-2", "pw-3", "my dispute", "my report", "s-1", "c-1", "t0k3n"):
+        assert secret not in text, secret
+    assert "example.org" not in text and '"user"' not in text
+    assert '"boom"' in text and '"ua"' in text and "lang=en" in text
+    # With bodies asked for, a body goes, its secrets still blanked.
+    kept = scrub(json.loads(json.dumps(event)), {}, send_bodies=True)
+    assert kept is not None
+    assert kept["request"]["data"] == {
+        "password1": "[Filtered]",
+        "text": "my dispute",
+        "note": "my report",
+    }
+    # A client that went away is no fault.
+    aborted = {"exc_info": (RequestAborted, RequestAborted(), None)}
+    assert scrub({"exception": {}}, aborted) is None
