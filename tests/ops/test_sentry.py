@@ -1,7 +1,8 @@
 """SENTRY_DSN turns on sentry-sdk with its Django, Celery and asyncio integrations and no
 personal data (issue 28): in a process of its own (sentry-sdk patches Django for good), a
 view's exception is reported through a transport that keeps the envelopes, without the user,
-their address or cookies."""
+their address or cookies; and `ops.sentry.scrub` keeps request bodies, secrets and players'
+texts out of every event (the production stack's run: tests/ops/test_stack_edge.py)."""
 
 from __future__ import annotations
 
