@@ -58,6 +58,9 @@ class Redact(logging.Filter):
         cleaned = redact(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
+        if record.exc_info and not record.exc_text:
+            # The traceback as the formatters would write it, credentials blanked there too.
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
         return True
 
 
@@ -91,10 +94,10 @@ class JsonFormatter(logging.Formatter):
             line["request_id"] = rid
         if code:
             line["room"] = code
-        if record.exc_info:
-            line["exc"] = self.formatException(record.exc_info)
-        elif record.exc_text:
+        if record.exc_text:
             line["exc"] = record.exc_text
+        elif record.exc_info:
+            line["exc"] = self.formatException(record.exc_info)
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
