@@ -23,9 +23,8 @@ def uvicorn_error() -> Iterator[logging.Logger]:
     """uvicorn's error logger; the site's logging put back afterwards."""
     yield logging.getLogger("uvicorn.error")
     logging.config.dictConfig(settings.LOGGING)
-    for name in ("uvicorn.error", "uvicorn.access"):
-        logger = logging.getLogger(name)
-        logger.handlers, logger.propagate = [], True
+    access = logging.getLogger("uvicorn.access")  # which the site's logging leaves alone
+    access.handlers, access.propagate = [], True
 
 
 @pytest.mark.parametrize("log_format", ["json", "plain"])
