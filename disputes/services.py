@@ -34,7 +34,7 @@ from audit.clock import db_now
 from games import services as games
 from games.match.errors import ServiceError, said
 from games.models import Match, Mode, Status
-from moderation.conflicts import conflicts_of
+from moderation.conflicts import barred_from_dispute, conflicts_of
 
 from .models import CaseEntry, Dispute, DisputeStatus, EntryKind, Reason
 
@@ -217,7 +217,8 @@ def _sentences(why: list[Promise]) -> Promise:
 
 def assignable(dispute: Dispute) -> list[Any]:
     """The moderators who may handle the dispute: none with a conflict of interest."""
-    return [m for m in moderators() if not conflicts(dispute, m)]
+    barred = barred_from_dispute(dispute)
+    return [m for m in moderators() if m.pk not in barred]
 
 
 def _check_moderator(dispute: Dispute, moderator: Any, refused: Promise) -> None:

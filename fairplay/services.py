@@ -18,7 +18,7 @@ from audit.clock import db_now
 from games.match.errors import ServiceError
 from games.models import Mode, Seat, Status
 from games.services import seat_protect_rating, seat_unprotect_rating
-from moderation.conflicts import Conflicts
+from moderation.conflicts import Conflicts, barred_from_player
 from ranked.models import Entry
 
 from .models import Block, Report, Sanction
@@ -320,12 +320,8 @@ def appeal_candidates(given: Sanction) -> list[Any]:
     """The moderators an appeal of `given` may go to, by the desks' conflict rules: never the
     one who gave it, never one with a conflict of interest with the player (the player
     themselves, one seen at their addresses, one they reported or disputed, ...)."""
-    player = given.user
-    return [
-        mod
-        for mod in moderators()
-        if mod.pk != given.moderator_id and not Conflicts(mod).about(player)
-    ]
+    barred = barred_from_player(given.user) | {given.moderator_id}
+    return [mod for mod in moderators() if mod.pk not in barred]
 
 
 def _least_busy(candidates: list[Any]) -> Any:

@@ -176,3 +176,65 @@ def conflicts_of(dispute: Dispute, moderator: Any) -> list[Promise]:
     if moderator is None or not getattr(moderator, "is_authenticated", False):
         return [_("Nobody is signed in.")]
     return Conflicts(moderator).of(dispute)
+
+
+# ---------------------------------------------------------------------------- from the case's side
+# The same rules read from the other end: which accounts a case bars, in a few queries
+# however many moderators there are (the lists of moderators a case may go to). A test holds
+# the two readings equal (tests/fairplay/test_conflicts.py).
+
+
+def _barred_as_players(player_ids: set[int]) -> set[int]:
+    """The accounts `Conflicts._as_player` bars from these players' cases: seen at one of
+    their addresses, reported by them, or disputed by them (a match they played, a decision
+    of theirs appealed)."""
+    barred: set[int] = set()
+    for player_id in player_ids:
+        barred |= {seen.user_id for seen in sharing(player_id)}
+    barred |= set(
+        Report.objects.filter(reporter_id__in=player_ids).values_list("reported_id", flat=True)
+    )
+    theirs = Dispute.objects.filter(player_id__in=player_ids)
+    barred |= set(
+        Seat.objects.filter(
+            match_id__in=theirs.values("match_id"), user_id__isnull=False
+        ).values_list("user_id", flat=True)
+    )
+    for settled, proposed in theirs.filter(appeal_of__isnull=False).values_list(
+        "appeal_of__settled_by_id", "appeal_of__proposed_by_id"
+    ):
+        barred |= {settled, proposed} - {None}
+    barred |= set(
+        Sanction.objects.filter(user_id__in=player_ids, appealed_at__isnull=False).values_list(
+            "moderator_id", flat=True
+        )
+    )
+    return barred - player_ids
+
+
+def barred_from_player(player: Any) -> set[int]:
+    """The accounts that must not see or act on `player`'s case (`Conflicts.about`)."""
+    barred = {player.pk} | _barred_as_players({player.pk})
+    reports = Report.objects.filter(reported_id=player.pk)
+    barred |= set(reports.values_list("reporter_id", flat=True))
+    barred |= set(
+        Seat.objects.filter(
+            match_id__in=reports.filter(match__isnull=False).values("match_id"),
+            user_id__isnull=False,
+        ).values_list("user_id", flat=True)
+    )
+    return barred
+
+
+def barred_from_dispute(dispute: Dispute) -> set[int]:
+    """The accounts that must not handle `dispute` (`Conflicts.of`)."""
+    seated = set(
+        Seat.objects.filter(match_id=dispute.match_id, user_id__isnull=False).values_list(
+            "user_id", flat=True
+        )
+    )
+    barred = seated | {dispute.player_id} | _barred_as_players(seated | {dispute.player_id})
+    original = dispute.appeal_of
+    if original is not None:
+        barred |= {original.settled_by_id, original.proposed_by_id} - {None}
+    return barred

@@ -23,6 +23,7 @@ from disputes import services as disputes
 from fairplay import services
 from fairplay.models import Report, Sanction
 from games.models import Seat
+from moderation.conflicts import Conflicts, barred_from_dispute, barred_from_player
 from ranked.models import Rating
 from ranked.ratings import leaderboard
 from tests.ranked.matches import finish, ranked_match
@@ -284,3 +285,72 @@ def test_the_desk_reads_conflicts_in_the_same_queries_however_many_players() -> 
     for _ in range(6):
         services.report(reporter=make("r"), reported=make("y"), reason="abuse")
     assert desk_queries() == few
+
+
+def test_the_rules_read_from_either_side_agree() -> None:
+    """`Conflicts` (one moderator, many cases) and `barred_from_*` (one case, every
+    moderator) are the same rules read from the two ends."""
+    mods = [moderator() for _ in range(5)]
+    a, b, c = make("a"), make("b"), make("c")
+    played = finish(ranked_match("duel", [mods[0], a]), [mods[0], a])
+    other = finish(ranked_match("duel", [b, c]), [b, c])
+    services.report(reporter=a, reported=mods[1], reason="abuse")
+    services.report(reporter=mods[2], reported=b, reason="abuse")
+    services.report(reporter=c, reported=a, reason="throwing", match=played)
+    audit.record(action=actions.USER_SIGNED_IN, actor=mods[3], ip="192.0.2.5", obj=mods[3])
+    audit.record(action=actions.USER_SIGNED_IN, actor=c, ip="192.0.2.5", obj=c)
+    first = disputes.dispute_open(match_id=other.pk, user=b, reason="timer", text="Lag.")
+    disputes.dispute_settle(dispute_id=first.pk, moderator=mods[4], outcome="reject", reason="No")
+    appeal = disputes.dispute_appeal(dispute_id=first.pk, user=b, text="Please.")
+    mine = disputes.dispute_open(match_id=played.pk, user=a, reason="timer", text="Lag.")
+    given = services.sanction(moderator=mods[1], user=c, kind="warning", reason="Rude.")
+    services.appeal(user=c, sanction_id=given.pk, text="No.")
+    for player in (a, b, c, *mods):
+        barred = barred_from_player(player)
+        for mod in mods:
+            assert bool(Conflicts(mod).about(player)) == (mod.pk in barred), (mod, player)
+    for dispute in (first, appeal, mine):
+        barred = barred_from_dispute(dispute)
+        for mod in mods:
+            assert bool(Conflicts(mod).of(dispute)) == (mod.pk in barred), (mod, dispute)
+    assert {mods[1].pk, mods[3].pk} <= barred_from_player(c)  # appealed to, same address
+
+
+def test_the_list_of_moderators_a_case_may_go_to_costs_the_same_however_many_there_are() -> None:
+    a, b = make("a"), make("b")
+    match = finish(ranked_match("duel", [a, b]), [a, b])
+    dispute = disputes.dispute_open(match_id=match.pk, user=b, reason="timer", text="Lag.")
+    given = services.sanction(moderator=moderator(), user=a, kind="warning", reason="Rude.")
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as seen:
+            disputes.assignable(dispute)
+            services.appeal_candidates(given)
+        return len(seen)
+
+    few = queries()
+    for _ in range(4):
+        moderator()
+    assert queries() == few
+
+
+def test_the_dispute_queue_reads_conflicts_in_the_same_queries_however_many_disputes() -> None:
+    mod = moderator()
+
+    def disputed() -> None:
+        a, b = make("a"), make("b")
+        match = finish(ranked_match("duel", [a, b]), [a, b])
+        disputes.dispute_open(match_id=match.pk, user=b, reason="timer", text="Lag.")
+
+    def queue_queries() -> int:
+        client = client_of(mod)
+        with CaptureQueriesContext(connection) as seen:
+            assert client.get(reverse("disputes:queue")).status_code == 200
+        return len(seen)
+
+    for _ in range(2):
+        disputed()
+    few = queue_queries()
+    for _ in range(3):
+        disputed()
+    assert queue_queries() == few
