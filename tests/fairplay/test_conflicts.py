@@ -354,3 +354,16 @@ def test_the_dispute_queue_reads_conflicts_in_the_same_queries_however_many_disp
     for _ in range(3):
         disputed()
     assert queue_queries() == few
+
+
+def test_the_conflict_page_says_why_in_the_readers_language(settings: Any) -> None:
+    mod, reporter = moderator(), make("r")
+    services.report(reporter=reporter, reported=mod, reason="abuse")
+    audit.record(action=actions.USER_SIGNED_IN, actor=mod, ip="192.0.2.8", obj=mod)
+    audit.record(action=actions.USER_SIGNED_IN, actor=reporter, ip="192.0.2.8", obj=reporter)
+    client = client_of(mod)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
+    page = client.get(reverse("fairplay:player", args=[reporter.pk])).content.decode()
+    assert f"{reporter} hat dich gemeldet." in page
+    assert f"{reporter} wurde an einer deiner Adressen gesehen." in page
+    assert "Interessenkonflikt" in page
