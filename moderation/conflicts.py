@@ -4,8 +4,7 @@ play desk call it; neither keeps a copy).
 A moderator never sees or acts on a case about
 - themselves (reports about them, a dispute they filed);
 - a player seen at one of their addresses (the server's own loopback left out);
-- a player who reported them, disputed a match they played, or appealed a decision of theirs
-  (no retaliation);
+- a player who reported them or disputed a match they played (no retaliation);
 - a player they reported, or played in a match the player was reported over (fair play), a
   match they played or an appeal of their own decision (disputes).
 
@@ -24,13 +23,12 @@ from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Q
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from disputes.addresses import addresses_of, sharing
 from disputes.models import Dispute
-from fairplay.models import Report, Sanction
+from fairplay.models import Report
 from games.match.errors import said
 from games.models import Seat
 
@@ -63,18 +61,10 @@ class Conflicts:
 
     @cached_property
     def disputed_me(self) -> set[int]:
-        """The players who disputed a match the moderator played, or appealed a decision of
-        theirs (a dispute's or a sanction's)."""
+        """The players who disputed a match the moderator played."""
         mine = Seat.objects.filter(user_id=self.pk).values("match_id")
-        disputes = Dispute.objects.filter(
-            Q(match_id__in=mine)
-            | Q(appeal_of__settled_by_id=self.pk)
-            | Q(appeal_of__proposed_by_id=self.pk)
-        ).values_list("player_id", flat=True)
-        appeals = Sanction.objects.filter(
-            moderator_id=self.pk, appealed_at__isnull=False
-        ).values_list("user_id", flat=True)
-        return (set(disputes) | set(appeals)) - {self.pk}
+        rows = Dispute.objects.filter(match_id__in=mine).values_list("player_id", flat=True)
+        return set(rows) - {self.pk}
 
     @cached_property
     def i_reported(self) -> set[int]:
@@ -91,22 +81,16 @@ class Conflicts:
 
     # ------------------------------------------------------------------ the rules
 
-    def _as_player(self, user: Any, *, appeal_said: bool = False) -> list[Promise]:
-        """The rules about one player, whatever the case (their name in each sentence);
-        `appeal_said`: the case already says it appeals the moderator's decision."""
+    def _as_player(self, user: Any) -> list[Promise]:
+        """The rules about one player, whatever the case (their name in each sentence)."""
         why: list[Promise] = []
         name = str(user)
         if user.pk in self.near:
             why.append(said(_("%(name)s was seen at one of your addresses."), name=name))
         if user.pk in self.reported_me:
             why.append(said(_("%(name)s reported you."), name=name))
-        if user.pk in self.disputed_me and not appeal_said:
-            why.append(
-                said(
-                    _("%(name)s disputed a match you played or appealed a decision of yours."),
-                    name=name,
-                )
-            )
+        if user.pk in self.disputed_me:
+            why.append(said(_("%(name)s disputed a match you played."), name=name))
         return why
 
     def about(self, player: Any) -> list[Promise]:
@@ -149,13 +133,9 @@ class Conflicts:
         if dispute.player_id == self.pk:
             return [*why, _("You filed this dispute.")]
         original = dispute.appeal_of
-        own_decision = original is not None and self.pk in (
-            original.settled_by_id,
-            original.proposed_by_id,
-        )
-        if own_decision:
+        if original is not None and self.pk in (original.settled_by_id, original.proposed_by_id):
             why.append(_("This appeal contests your own decision."))
-        why += self._as_player(dispute.player, appeal_said=own_decision)
+        why += self._as_player(dispute.player)
         self.prime([dispute.match_id])
         others = self._players[dispute.match_id] - {dispute.player_id, self.pk}
         if others & (self.near | self.reported_me | self.disputed_me):
@@ -186,27 +166,17 @@ def conflicts_of(dispute: Dispute, moderator: Any) -> list[Promise]:
 
 def _barred_as_players(player_ids: set[int]) -> set[int]:
     """The accounts `Conflicts._as_player` bars from these players' cases: seen at one of
-    their addresses, reported by them, or disputed by them (a match they played, a decision
-    of theirs appealed)."""
+    their addresses, reported by them, or who played a match they disputed."""
     barred: set[int] = set()
     for player_id in player_ids:
         barred |= {seen.user_id for seen in sharing(player_id)}
     barred |= set(
         Report.objects.filter(reporter_id__in=player_ids).values_list("reported_id", flat=True)
     )
-    theirs = Dispute.objects.filter(player_id__in=player_ids)
+    disputed = Dispute.objects.filter(player_id__in=player_ids).values("match_id")
     barred |= set(
-        Seat.objects.filter(
-            match_id__in=theirs.values("match_id"), user_id__isnull=False
-        ).values_list("user_id", flat=True)
-    )
-    for settled, proposed in theirs.filter(appeal_of__isnull=False).values_list(
-        "appeal_of__settled_by_id", "appeal_of__proposed_by_id"
-    ):
-        barred |= {settled, proposed} - {None}
-    barred |= set(
-        Sanction.objects.filter(user_id__in=player_ids, appealed_at__isnull=False).values_list(
-            "moderator_id", flat=True
+        Seat.objects.filter(match_id__in=disputed, user_id__isnull=False).values_list(
+            "user_id", flat=True
         )
     )
     return barred - player_ids
