@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -122,6 +123,18 @@ class Conflicts:
         rows = Seat.objects.filter(match_id__in=wanted, user_id__isnull=False)
         for match_id, user_id in rows.values_list("match_id", "user_id"):
             self._players[match_id].add(user_id)
+
+    def hidden_disputes(self) -> Q:
+        """The disputes `of` bars, as a filter (the admin's lists): on a match the moderator
+        or a player barred to them played, or appealing the moderator's own decision."""
+        barred = self.near | self.reported_me | self.disputed_me | {self.pk}
+        matches = Seat.objects.filter(user_id__in=barred).values("match_id")
+        return (
+            Q(match_id__in=matches)
+            | Q(player_id=self.pk)
+            | Q(appeal_of__settled_by_id=self.pk)
+            | Q(appeal_of__proposed_by_id=self.pk)
+        )
 
     def of(self, dispute: Dispute) -> list[Promise]:
         """Why the moderator must not handle `dispute` (empty: they may): the match, its filer,

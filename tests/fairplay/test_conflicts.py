@@ -20,6 +20,7 @@ from audit import actions
 from audit import services as audit
 from audit.models import AuditEntry
 from disputes import services as disputes
+from disputes.models import Dispute
 from fairplay import services
 from fairplay.models import Report, Sanction
 from games.models import Seat
@@ -313,6 +314,9 @@ def test_the_rules_read_from_either_side_agree() -> None:
         barred = barred_from_dispute(dispute)
         for mod in mods:
             assert bool(Conflicts(mod).of(dispute)) == (mod.pk in barred), (mod, dispute)
+    for mod in mods:  # and the admin's filter
+        hidden = set(Dispute.objects.filter(Conflicts(mod).hidden_disputes()))
+        assert hidden == {d for d in (first, appeal, mine) if Conflicts(mod).of(d)}, mod
     assert mods[3].pk in barred_from_player(c)  # seen at the same address
 
 
@@ -367,3 +371,34 @@ def test_the_conflict_page_says_why_in_the_readers_language(settings: Any) -> No
     assert f"{reporter} hat dich gemeldet." in page
     assert f"{reporter} wurde an einer deiner Adressen gesehen." in page
     assert "Interessenkonflikt" in page
+
+
+def test_the_admin_keeps_the_rules_and_the_raw_audit_log_is_the_operators() -> None:
+    mod, other = moderator(), moderator("other")
+    boss = User.objects.create_superuser(f"boss{next(_names)}", password="pw-for-tests")
+    player, a, b = make("x"), make("a"), make("b")
+    services.report(reporter=player, reported=mod, reason="abuse")
+    played = finish(ranked_match("duel", [mod, player]), [mod, player])
+    mine = disputes.dispute_open(match_id=played.pk, user=player, reason="timer", text="Lag.")
+    disputes.dispute_note(dispute_id=mine.pk, moderator=other, text="An internal note.")
+    theirs = finish(ranked_match("duel", [a, b]), [a, b])
+    clear = disputes.dispute_open(match_id=theirs.pk, user=b, reason="timer", text="Lag.")
+
+    def rows(user: User, url: str) -> str:
+        page = client_of(user).get(url)
+        assert page.status_code == 200, (url, page.status_code)
+        return page.content.decode()
+
+    listed_for_mod = rows(mod, "/admin/disputes/dispute/")
+    assert f"/disputes/{clear.pk}/review/" in listed_for_mod
+    assert f"/disputes/{mine.pk}/review/" not in listed_for_mod
+    assert f"/disputes/{mine.pk}/review/" in rows(other, "/admin/disputes/dispute/")
+    assert client_of(mod).get(f"/admin/disputes/dispute/{mine.pk}/change/").status_code in (
+        302,
+        404,
+    )
+    assert "An internal note." not in rows(mod, "/admin/disputes/caseentry/")
+    assert "1 case entry" in rows(other, "/admin/disputes/caseentry/")
+    # Who reported whom, and every address: the operator's, not a moderator's.
+    assert client_of(mod).get("/admin/audit/auditentry/").status_code == 403
+    assert client_of(boss).get("/admin/audit/auditentry/").status_code == 200
