@@ -43,6 +43,7 @@ def moderators() -> list[User]:
     users = User.objects.filter(is_staff=True, groups__name=MODERATORS, is_active=True)
     return list(users.order_by("username").distinct())
 
+
 # Who is acting in this request, and from where (None outside a request).
 _actor: ContextVar[tuple[Any, str | None] | None] = ContextVar("rights_actor", default=None)
 
