@@ -30,6 +30,20 @@ from .models import User
 MODERATORS = "moderators"
 FLAGS = ("is_staff", "is_superuser")
 
+
+def is_moderator(user: Any) -> bool:
+    """Staff in the moderators group: they work both desks (disputes and fair play)."""
+    if user is None or not getattr(user, "is_authenticated", False) or not user.is_staff:
+        return False
+    return bool(user.groups.filter(name=MODERATORS).exists())
+
+
+def moderators() -> list[User]:
+    """Every moderator (active staff in the moderators group), by name."""
+    users = User.objects.filter(is_staff=True, groups__name=MODERATORS, is_active=True)
+    return list(users.order_by("username").distinct())
+
+
 # Who is acting in this request, and from where (None outside a request).
 _actor: ContextVar[tuple[Any, str | None] | None] = ContextVar("rights_actor", default=None)
 

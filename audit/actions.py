@@ -30,6 +30,7 @@ MATCH_ABORTED = "match.aborted"
 MATCH_VOIDED = "match.voided"
 MATCH_UNVOIDED = "match.unvoided"
 MATCH_RATING_PROTECTED = "match.rating_protected"
+MATCH_RATING_UNPROTECTED = "match.rating_unprotected"
 MATCH_SAME_IP = "match.same_ip"
 MATCH_UNDONE = "match.undone"
 MATCH_BOT_TOOK_SEAT = "match.bot_took_seat"
@@ -111,6 +112,10 @@ ACTIONS: list[tuple[str | Promise, list[tuple[str, str | Promise]]]] = [
             (MATCH_VOIDED, gettext_lazy("Match voided")),
             (MATCH_UNVOIDED, gettext_lazy("Void undone: the match counts again")),
             (MATCH_RATING_PROTECTED, gettext_lazy("A player's rating protected from the match")),
+            (
+                MATCH_RATING_UNPROTECTED,
+                gettext_lazy("A player's rating protection from the match undone"),
+            ),
             (MATCH_SAME_IP, gettext_lazy("Same address on two sides")),
             (MATCH_UNDONE, gettext_lazy("Local move undone")),
             (MATCH_BOT_TOOK_SEAT, gettext_lazy("A bot took a leaving player's seat")),

@@ -4,10 +4,12 @@ take their answer, propose and approve a void, settle, undo a void, and log a re
 Services are keyword-only, run in one transaction and raise `DisputeError` (nothing written)
 when they refuse. Every step is audited.
 
-Conflicts of interest (`conflicts`): a moderator never handles a dispute on a match they
-played, one filed by an account seen at one of their addresses, or an appeal against their
-own decision (or proposal). They cannot claim it, be assigned it, settle it or approve its
-void, and the queue does not offer them as assignees.
+Conflicts of interest (`conflicts`, the rules both desks keep in `moderation.conflicts`): a
+moderator never handles a dispute on a match they played, one filed by them or by an account
+seen at one of their addresses or that reported or disputed them, one whose match another
+such player played, or an appeal against their own decision (or proposal). They cannot
+claim it, be assigned it, settle it or approve its void, and the queue does not offer them
+as assignees.
 
 Voiding a ranked match takes two moderators when DISPUTE_VOID_APPROVAL is on (the default):
 the first proposes, a second (not the proposer, without a conflict) approves or refuses.
@@ -19,22 +21,22 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils.functional import Promise
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
+from accounts.rights import is_moderator, moderators
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games import services as games
 from games.match.errors import ServiceError, said
-from games.models import Match, Mode, Seat, Status
+from games.models import Match, Mode, Status
+from moderation.conflicts import barred_from_dispute, conflicts_of
 
-from .addresses import addresses_of
-from .models import MODERATORS, CaseEntry, Dispute, DisputeStatus, EntryKind, Reason
+from .models import CaseEntry, Dispute, DisputeStatus, EntryKind, Reason
 
 TEXT_MAX = 2000
 DECISION_MAX = 2000
@@ -97,13 +99,6 @@ def filings_per_match() -> int:
 def void_needs_approval(match: Match) -> bool:
     """Whether voiding this match takes a second moderator (ranked, DISPUTE_VOID_APPROVAL)."""
     return match.mode == Mode.RANKED and bool(settings.DISPUTE_VOID_APPROVAL)
-
-
-def is_moderator(user: Any) -> bool:
-    """Staff in the moderators group: they see and settle every dispute."""
-    if user is None or not getattr(user, "is_authenticated", False) or not user.is_staff:
-        return False
-    return user.groups.filter(name=MODERATORS).exists()
 
 
 def disputable(match: Match, user: Any, *, now: Any = None) -> str | None:
@@ -209,45 +204,10 @@ def dispute_open(
 # ---------------------------------------------------------------------------- conflicts
 
 
-class Conflicts:
-    """A moderator's conflicts of interest, for one dispute or many (the queue): the matches
-    they played and their addresses are read once, each filer's addresses once."""
-
-    def __init__(self, moderator: Any) -> None:
-        self.moderator = moderator
-        self.played = set(
-            Seat.objects.filter(user_id=moderator.pk).values_list("match_id", flat=True)
-        )
-        self.mine = set(addresses_of(moderator.pk))
-        self.theirs: dict[int, set[str]] = {}
-
-    def of(self, dispute: Dispute) -> list[Promise]:
-        """Why the moderator must not handle `dispute` (empty: they may), in sentences (each
-        read in the reader's language)."""
-        moderator, why = self.moderator, []
-        if dispute.match_id in self.played:
-            why.append(_("You played in this match."))
-        if dispute.player_id == moderator.pk:
-            why.append(_("You filed this dispute."))
-        else:
-            if dispute.player_id not in self.theirs:
-                self.theirs[dispute.player_id] = set(addresses_of(dispute.player_id))
-            if self.mine & self.theirs[dispute.player_id]:
-                why.append(_("The player who filed it was seen at one of your addresses."))
-        original = dispute.appeal_of
-        if original is not None and moderator.pk in (
-            original.settled_by_id,
-            original.proposed_by_id,
-        ):
-            why.append(_("This appeal contests your own decision."))
-        return why
-
-
 def conflicts(dispute: Dispute, moderator: Any) -> list[Promise]:
-    """Why `moderator` must not handle `dispute` (empty: they may). Each reason is a sentence."""
-    if moderator is None or not getattr(moderator, "is_authenticated", False):
-        return [_("Nobody is signed in.")]
-    return Conflicts(moderator).of(dispute)
+    """Why `moderator` must not handle `dispute` (empty: they may): the rules both desks
+    keep, in `moderation.conflicts`. Each reason is a sentence."""
+    return conflicts_of(dispute, moderator)
 
 
 def _sentences(why: list[Promise]) -> Promise:
@@ -255,15 +215,10 @@ def _sentences(why: list[Promise]) -> Promise:
     return format_lazy(" ".join("{}" for _w in why), *why)
 
 
-def moderators() -> list[Any]:
-    """Every moderator (staff in the moderators group), by name."""
-    users = get_user_model().objects.filter(is_staff=True, groups__name=MODERATORS, is_active=True)
-    return list(users.order_by("username").distinct())
-
-
 def assignable(dispute: Dispute) -> list[Any]:
     """The moderators who may handle the dispute: none with a conflict of interest."""
-    return [m for m in moderators() if not conflicts(dispute, m)]
+    barred = barred_from_dispute(dispute)
+    return [m for m in moderators() if m.pk not in barred]
 
 
 def _check_moderator(dispute: Dispute, moderator: Any, refused: Promise) -> None:

@@ -19,17 +19,19 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
+from accounts.rights import is_moderator
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
 from games.models import Match, Status
 from games.web import views as game_views
+from moderation.conflicts import Conflicts, conflicts_about
 
 from . import evidence, review, services
 from .forms import AnswerForm, AppealForm, AskForm, NoteForm, OpenForm, QueueFilter, SettleForm
 from .models import PLAYER_KINDS, Dispute, DisputeStatus
 from .record import record
-from .services import NOTE_MAX, TEXT_MAX, DisputeError, is_moderator
+from .services import NOTE_MAX, TEXT_MAX, DisputeError
 
 
 def _moderator(request: HttpRequest) -> None:
@@ -205,7 +207,8 @@ def queue(request: HttpRequest) -> HttpResponse:
         rows = rows.filter(assignee__isnull=True)
     rows = rows.order_by("opened_at", "id")
     shown = list(rows[:200])
-    check = services.Conflicts(request.user)
+    check = Conflicts(request.user)
+    check.prime(d.match_id for d in shown)
     for d in shown:
         d.conflict = check.of(d)
     return render(
@@ -251,9 +254,15 @@ def review_page(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def player_record(request: HttpRequest, user_id: int) -> HttpResponse:
-    """A player's record, for moderators (audited as a view of private data)."""
+    """A player's record, for moderators without a conflict of interest with the player
+    (audited as a view of private data)."""
     _moderator(request)
     player = get_object_or_404(get_user_model(), pk=user_id)
+    why = conflicts_about(player, request.user)
+    if why:
+        return render(
+            request, "moderation/conflict.html", {"player": player, "why": why}, status=403
+        )
     audit.record(
         action=actions.DISPUTE_RECORD_VIEWED, actor=request.user, ip=client_ip(request), obj=player
     )

@@ -57,6 +57,9 @@ class Sanction(models.Model):
     # seats were protected, `games.services.seat_protect_rating`).
     boosting = models.BooleanField(default=False)
     given_back = models.PositiveIntegerField(default=0)
+    # The seats whose lost rating it gave back, as [match id, user id] pairs: lifting the
+    # sanction on appeal takes exactly these back.
+    given_back_seats = models.JSONField(default=list, blank=True)
     # One appeal: the player's words, the moderator it was routed to (never the one who gave
     # the sanction), and that moderator's decision ("upheld" or "lifted") with a note.
     appeal = models.TextField(blank=True)

@@ -11,14 +11,14 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from accounts.rights import is_moderator, moderators
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
-from disputes.addresses import addresses_of
-from disputes.services import is_moderator, moderators
 from games.match.errors import ServiceError
 from games.models import Mode, Seat, Status
-from games.services import seat_protect_rating
+from games.services import seat_protect_rating, seat_unprotect_rating
+from moderation.conflicts import Conflicts, barred_from_player
 from ranked.models import Entry
 
 from .models import Block, Report, Sanction
@@ -27,7 +27,13 @@ MAX_SUSPENSION_DAYS = 365
 
 
 class FairPlayError(ServiceError):
-    codes = ServiceError.codes | {"blocked_self", "reported_self", "appealed", "no_moderator"}
+    codes = ServiceError.codes | {
+        "blocked_self",
+        "reported_self",
+        "appealed",
+        "no_moderator",
+        "conflict",
+    }
 
 
 REPORTS_PER_DAY = 20  # one reporter's reports in a day: a flood says nothing more
@@ -92,6 +98,7 @@ def sanction(
         raise FairPlayError("forbidden", _("Only moderators give sanctions"))
     if moderator.pk == user.pk:
         raise FairPlayError("forbidden", _("A moderator does not sanction themselves"))
+    _check_clear(moderator, user)
     if kind not in Sanction.Kind.values:
         raise FairPlayError("bad_request", _("A sanction is a warning, a suspension or a mark"))
     reason = (reason or "").strip()
@@ -144,15 +151,16 @@ def sanction(
         )
     if boosting:
         given.given_back = give_back(given)
-        given.save(update_fields=["given_back"])
+        given.save(update_fields=["given_back", "given_back_seats"])
     return given
 
 
 def give_back(given: Sanction) -> int:
     """Boosting: every opponent who lost rating to the sanctioned player in a ranked match
     gets it back (their seat's rating protected, the queue re-rated; each audited by the
-    match service), except accounts under a sanction of their own (the partner in it).
-    Returns how many seats were protected."""
+    match service), except accounts under a sanction of their own (the partner in it) and
+    the moderator who gave the sanction (never their own rating). The seats are kept on the
+    sanction (`given_back_seats`). Returns how many seats were protected."""
     sanctioned = set(
         Sanction.objects.filter(lifted_at__isnull=True).values_list("user_id", flat=True)
     )
@@ -166,7 +174,7 @@ def give_back(given: Sanction) -> int:
             rating_change__lt=0,
             rating_protected=False,
             user__isnull=False,
-        ).exclude(user_id=given.user_id)
+        ).exclude(user_id__in=(given.user_id, given.moderator_id))
         for seat in losers.select_related("user"):
             if seat.user_id in sanctioned or place is None or (seat.place or 99) < place:
                 continue
@@ -176,8 +184,42 @@ def give_back(given: Sanction) -> int:
                 reason=f"rating lost to a booster (sanction {given.pk}) given back",
                 actor=given.moderator,
             )
+            given.given_back_seats.append([match_id, seat.user_id])
             protected += 1
     return protected
+
+
+def take_back(given: Sanction, *, moderator: Any, ip: str | None = None) -> int:
+    """Undo `give_back` (the sanction was lifted on appeal): each seat it protected counts
+    again for its player (the queue re-rated, audited by the match service). Returns how
+    many seats."""
+    User = get_user_model()
+    users = User.objects.in_bulk({user_id for _match, user_id in given.given_back_seats})
+    undone = 0
+    for match_id, user_id in given.given_back_seats:
+        if user_id not in users:
+            continue
+        corners = seat_unprotect_rating(
+            match_id=match_id,
+            user=users[user_id],
+            reason=f"sanction {given.pk} lifted on appeal: the rating given back is taken back",
+            actor=moderator,
+            ip=ip,
+        )
+        undone += bool(corners)
+    return undone
+
+
+def _check_clear(moderator: Any, user: Any) -> None:
+    """Refuse a moderator's step on `user`'s case when they have a conflict of interest
+    (the rules both desks keep: `moderation.conflicts`)."""
+    why = Conflicts(moderator).about(user)
+    if why:
+        raise FairPlayError(
+            "conflict",
+            _("Another moderator handles this player: %(why)s")
+            % {"why": " ".join(str(w) for w in why)},
+        )
 
 
 def lift(*, moderator: Any, sanction_id: int, ip: str | None = None) -> Sanction:
@@ -188,6 +230,7 @@ def lift(*, moderator: Any, sanction_id: int, ip: str | None = None) -> Sanction
         given = Sanction.objects.select_for_update().filter(pk=sanction_id).first()
         if given is None:
             raise FairPlayError("not_found", _("There is no such sanction"))
+        _check_clear(moderator, given.user)
         if given.lifted_at is None:
             given.lifted_at = db_now()
             given.save(update_fields=["lifted_at"])
@@ -256,6 +299,7 @@ def close_reports(*, moderator: Any, user: Any, ip: str | None = None) -> int:
     """A moderator reviewed `user`'s open reports and found nothing to sanction."""
     if not is_moderator(moderator):
         raise FairPlayError("forbidden", _("Only moderators handle reports"))
+    _check_clear(moderator, user)
     with transaction.atomic():
         _lock(user.pk)
         closed = _handle_reports(user, moderator, _("closed without a sanction"))
@@ -273,17 +317,22 @@ def close_reports(*, moderator: Any, user: Any, ip: str | None = None) -> int:
 
 
 def appeal_candidates(given: Sanction) -> list[Any]:
-    """The moderators an appeal of `given` may go to, by the desk's rules: never the one who
-    gave it, never the player, never one seen at one of the player's addresses."""
-    theirs = set(addresses_of(given.user_id))
-    out = []
-    for mod in moderators():
-        if mod.pk in (given.moderator_id, given.user_id):
-            continue
-        if theirs & set(addresses_of(mod.pk)):
-            continue
-        out.append(mod)
-    return out
+    """The moderators an appeal of `given` may go to, by the desks' conflict rules: never the
+    one who gave it, never one with a conflict of interest with the player (the player
+    themselves, one seen at their addresses, one they reported or disputed, ...)."""
+    barred = barred_from_player(given.user) | {given.moderator_id}
+    return [mod for mod in moderators() if mod.pk not in barred]
+
+
+def _least_busy(candidates: list[Any]) -> Any:
+    """The moderator with the fewest appeals waiting (by name among equals)."""
+    waiting = {
+        m: Sanction.objects.filter(appeal_moderator=m, appeal_decided_at__isnull=True)
+        .exclude(appealed_at__isnull=True)
+        .count()
+        for m in candidates
+    }
+    return min(candidates, key=lambda m: (waiting[m], m.username))
 
 
 def appeal(*, user: Any, sanction_id: int, text: str, ip: str | None = None) -> Sanction:
@@ -304,13 +353,7 @@ def appeal(*, user: Any, sanction_id: int, text: str, ip: str | None = None) -> 
             raise FairPlayError(
                 "no_moderator", _("No other moderator can take the appeal now: try again later")
             )
-        waiting = {
-            m: Sanction.objects.filter(appeal_moderator=m, appeal_decided_at__isnull=True)
-            .exclude(appealed_at__isnull=True)
-            .count()
-            for m in candidates
-        }
-        to = min(candidates, key=lambda m: (waiting[m], m.username))
+        to = _least_busy(candidates)
         given.appeal = text[:NOTE_LIMIT]
         given.appealed_at = db_now()
         given.appeal_moderator = to
@@ -328,32 +371,82 @@ def appeal(*, user: Any, sanction_id: int, text: str, ip: str | None = None) -> 
 def decide_appeal(
     *, moderator: Any, sanction_id: int, lift_it: bool, note: str, ip: str | None = None
 ) -> Sanction:
-    """The moderator the appeal went to upholds the sanction or lifts it, saying why."""
+    """The moderator the appeal went to upholds the sanction or lifts it, saying why. Lifted,
+    everything the sanction did is undone: it ends (a suspension, a leaderboard mark), and the
+    rating it gave back is taken back (`take_back`), audited. A moderator who has come to a
+    conflict with the player since the appeal reached them hands it on to another."""
     note = (note or "").strip()
     if not note:
         raise FairPlayError("bad_request", _("Say why, in words the player will read"))
     with transaction.atomic():
-        given = Sanction.objects.select_for_update().filter(pk=sanction_id).first()
+        given = (
+            Sanction.objects.select_for_update(of=("self",))
+            .select_related("user")
+            .filter(pk=sanction_id)
+            .first()
+        )
         if given is None or given.appealed_at is None:
             raise FairPlayError("not_found", _("There is no such appeal"))
         if given.appeal_moderator_id != moderator.pk or not is_moderator(moderator):
             raise FairPlayError("forbidden", _("This appeal went to another moderator"))
         if given.appeal_decided_at is not None:
             raise FairPlayError("appealed", _("This appeal is decided already"))
-        now = db_now()
-        given.appeal_decision = "lifted" if lift_it else "upheld"
-        given.appeal_note = note[:NOTE_LIMIT]
-        given.appeal_decided_at = now
-        fields = ["appeal_decision", "appeal_note", "appeal_decided_at"]
-        if lift_it and given.lifted_at is None:
-            given.lifted_at = now
-            fields.append("lifted_at")
-        given.save(update_fields=fields)
-        audit.record(
-            action=actions.APPEAL_DECIDED,
-            actor=moderator,
-            ip=ip,
-            obj=given,
-            extra={"user": given.user_id, "decision": given.appeal_decision},
-        )
+        if Conflicts(moderator).about(given.user):
+            _route_appeal(given, moderator, ip)
+            raise_after = FairPlayError(
+                "conflict",
+                _("You have a conflict of interest with this player: the appeal went to %(name)s")
+                % {"name": given.appeal_moderator},
+            )
+        else:
+            raise_after = None
+            _decide(given, moderator, lift_it, note, ip)
+    if raise_after is not None:
+        raise raise_after
     return given
+
+
+def _route_appeal(given: Sanction, moderator: Any, ip: str | None) -> None:
+    """Hand a waiting appeal on from `moderator` to the moderator without a conflict with
+    the fewest appeals waiting (or leave it where it is when there is none)."""
+    candidates = [m for m in appeal_candidates(given) if m.pk != moderator.pk]
+    if not candidates:
+        raise FairPlayError(
+            "no_moderator", _("No other moderator can take the appeal now: try again later")
+        )
+    to = _least_busy(candidates)
+    given.appeal_moderator = to
+    given.save(update_fields=["appeal_moderator"])
+    audit.record(
+        action=actions.SANCTION_APPEALED,
+        actor=moderator,
+        ip=ip,
+        obj=given,
+        extra={"moderator": to.pk, "handed_on_by": moderator.pk},
+    )
+
+
+def _decide(given: Sanction, moderator: Any, lift_it: bool, note: str, ip: str | None) -> None:
+    now = db_now()
+    given.appeal_decision = "lifted" if lift_it else "upheld"
+    given.appeal_note = note[:NOTE_LIMIT]
+    given.appeal_decided_at = now
+    fields = ["appeal_decision", "appeal_note", "appeal_decided_at"]
+    if lift_it and given.lifted_at is None:
+        given.lifted_at = now
+        fields.append("lifted_at")
+    given.save(update_fields=fields)
+    taken_back = take_back(given, moderator=moderator, ip=ip) if lift_it else 0
+    audit.record(
+        action=actions.APPEAL_DECIDED,
+        actor=moderator,
+        ip=ip,
+        obj=given,
+        extra={
+            "user": given.user_id,
+            "decision": given.appeal_decision,
+            "lifted": lift_it,
+            "kind": given.kind,
+            "taken_back": taken_back,
+        },
+    )

@@ -15,11 +15,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.addresses import client_ip
 from accounts.models import User, is_guest
+from accounts.rights import is_moderator
 from audit import actions
 from audit import services as audit
 from disputes.record import record
-from disputes.services import is_moderator
 from games.models import Match
+from moderation.conflicts import Conflicts, conflicts_about
 
 from . import leads, reliability, selectors, services
 from .forms import AppealForm, DecideForm, ReportForm, SanctionForm
@@ -62,6 +63,15 @@ def unblock(request: HttpRequest, username: str) -> HttpResponse:
 def _moderator(request: HttpRequest) -> None:
     if not is_moderator(request.user):
         raise PermissionDenied(_("Only moderators use the fair play desk."))
+
+
+def _conflicted(request: HttpRequest, player: User) -> HttpResponse | None:
+    """A moderator with a conflict of interest with `player` sees why, and nothing of the
+    player's case (403)."""
+    why = conflicts_about(player, request.user)
+    if not why:
+        return None
+    return render(request, "moderation/conflict.html", {"player": player, "why": why}, status=403)
 
 
 @login_required
@@ -126,10 +136,14 @@ def appeal(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def desk(request: HttpRequest) -> HttpResponse:
-    """Reports grouped per reported player, and the appeals routed to this moderator."""
+    """Reports grouped per reported player, and the appeals routed to this moderator. The
+    players this moderator has a conflict of interest with are left out: another moderator
+    handles them (`moderation.conflicts`)."""
     _moderator(request)
+    groups = selectors.report_groups()
+    clear = Conflicts(request.user).clear_of(g["player"].pk for g in groups)
     context = {
-        "groups": selectors.report_groups(),
+        "groups": [g for g in groups if g["player"].pk in clear],
         "appeals": selectors.appeals_for(request.user),
     }
     return render(request, "fairplay/desk.html", context)
@@ -157,6 +171,9 @@ def desk_player(request: HttpRequest, user_id: int) -> HttpResponse:
     reports (audited as a view of private data, like the player record)."""
     _moderator(request)
     player = get_object_or_404(User, pk=user_id)
+    refused = _conflicted(request, player)
+    if refused is not None:
+        return refused
     audit.record(
         action=actions.DISPUTE_RECORD_VIEWED, actor=request.user, ip=client_ip(request), obj=player
     )
@@ -185,6 +202,9 @@ def _player_context(player: User, form: SanctionForm) -> dict[str, Any]:
 def sanction(request: HttpRequest, user_id: int) -> HttpResponse:
     _moderator(request)
     player = get_object_or_404(User, pk=user_id)
+    refused = _conflicted(request, player)
+    if refused is not None:
+        return refused
     form = SanctionForm(request.POST)
     if form.is_valid():
         try:
@@ -210,6 +230,9 @@ def sanction(request: HttpRequest, user_id: int) -> HttpResponse:
 def close_reports(request: HttpRequest, user_id: int) -> HttpResponse:
     _moderator(request)
     player = get_object_or_404(User, pk=user_id)
+    refused = _conflicted(request, player)
+    if refused is not None:
+        return refused
     services.close_reports(moderator=request.user, user=player, ip=client_ip(request))
     messages.success(request, _("Reports closed without a sanction."))
     return redirect("fairplay:desk")
@@ -217,10 +240,13 @@ def close_reports(request: HttpRequest, user_id: int) -> HttpResponse:
 
 @login_required
 def decide(request: HttpRequest, pk: int) -> HttpResponse:
-    """The moderator an appeal went to reads it and decides."""
+    """The moderator an appeal went to reads it and decides; no other reads it (404)."""
     _moderator(request)
     given = get_object_or_404(
-        Sanction.objects.select_related("user", "moderator"), pk=pk, appealed_at__isnull=False
+        Sanction.objects.select_related("user", "moderator"),
+        pk=pk,
+        appealed_at__isnull=False,
+        appeal_moderator_id=request.user.pk,
     )
     form = DecideForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -233,13 +259,12 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
                 ip=client_ip(request),
             )
         except services.FairPlayError as refused:
+            if refused.code == "conflict":  # handed on to another moderator
+                messages.error(request, refused.message)
+                return redirect("fairplay:desk")
             form.add_error(None, refused.message)
         else:
             messages.success(request, _("Appeal decided; the player is told on their profile."))
             return redirect("fairplay:desk")
-    context = {
-        "sanction": given,
-        "form": form,
-        "mine": given.appeal_moderator_id == request.user.pk,
-    }
+    context = {"sanction": given, "form": form}
     return render(request, "fairplay/decide.html", context, status=400 if form.errors else 200)

@@ -9,7 +9,7 @@ from typing import Any
 from django import template
 
 from accounts.models import is_guest
-from disputes.services import is_moderator
+from accounts.rights import is_moderator
 from games.match.selectors import seat_label
 
 from .. import reliability, selectors

@@ -57,7 +57,12 @@ from games.services.reactions import match_react
 from games.services.rematch import match_rematch, rematch_code
 from games.services.restart import match_clock_restart
 from games.services.undo import match_undo
-from games.services.void import match_unvoid, match_void, seat_protect_rating
+from games.services.void import (
+    match_unvoid,
+    match_void,
+    seat_protect_rating,
+    seat_unprotect_rating,
+)
 
 __all__ = [
     "BOT_LEVELS",
@@ -91,6 +96,7 @@ __all__ = [
     "match_void",
     "seat_grace_expired",
     "seat_protect_rating",
+    "seat_unprotect_rating",
     "seat_set_connected",
     "seats_hand_over",
 ]

@@ -135,6 +135,25 @@ def seat_protect_rating(
     """A remedy short of a void: the finished ranked match no longer moves `user`'s rating
     (say, after the server dropped their connection); it still counts for the others. The
     queue is re-rated. Returns the corners protected."""
+    return _set_protected(
+        match_id=match_id, user=user, reason=reason, actor=actor, ip=ip, protected=True
+    )
+
+
+def seat_unprotect_rating(
+    *, match_id: int, user: Any, reason: str, actor: Any, ip: str | None = None
+) -> list[int]:
+    """Undo `seat_protect_rating` (the decision that gave the rating back was lifted): the
+    match moves `user`'s rating again, and the queue is re-rated. Returns the corners (none
+    when the rating was not protected)."""
+    return _set_protected(
+        match_id=match_id, user=user, reason=reason, actor=actor, ip=ip, protected=False
+    )
+
+
+def _set_protected(
+    *, match_id: int, user: Any, reason: str, actor: Any, ip: str | None, protected: bool
+) -> list[int]:
     reason = str(reason).strip()
     if not reason:
         raise ServiceError("bad_request", "Say why the rating is protected")
@@ -148,20 +167,25 @@ def seat_protect_rating(
         seats = list(Seat.objects.filter(match=match, user_id=getattr(user, "pk", None)))
         if not seats:
             raise ServiceError("not_seated", "That player has no seat in this match")
-        if all(s.rating_protected for s in seats):
+        if protected and all(s.rating_protected for s in seats):
             raise ServiceError("already_protected", "That player's rating is protected already")
+        if not protected and not any(s.rating_protected for s in seats):
+            return []  # nothing to undo: undoing twice is undoing once
         for seat in seats:
-            seat.rating_protected = True
+            seat.rating_protected = protected
             seat.save(update_fields=["rating_protected"])
         corners = [s.corner for s in seats]
         audit.record(
-            action=actions.MATCH_RATING_PROTECTED,
+            action=actions.MATCH_RATING_PROTECTED
+            if protected
+            else actions.MATCH_RATING_UNPROTECTED,
             actor=actor,
             ip=ip,
             obj=match,
             extra={"code": match.code, "user": user.pk, "corners": corners, "reason": reason},
         )
-        _store_rerated(ratings.rerate(queue, reason=f"match {match.code}: a rating protected"))
+        what = "a rating protected" if protected else "a rating's protection undone"
+        _store_rerated(ratings.rerate(queue, reason=f"match {match.code}: {what}"))
     return corners
 
 

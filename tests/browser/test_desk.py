@@ -129,7 +129,8 @@ def test_the_desk_queue_review_record_and_an_appeal(
     admin.goto(f"{site}/admin/games/match/?q=ann")
     expect(admin.locator("#result_list")).to_contain_text(code)
     admin.goto(f"{site}/admin/disputes/dispute/")
-    expect(admin.locator("#result_list tbody tr")).to_have_count(4)
+    # Four disputes; Dan's appeal of Maria's own decision is left out of her list, as on the desk.
+    expect(admin.locator("#result_list tbody tr")).to_have_count(3)
     assert not admin.evaluate("document.documentElement.scrollWidth > window.innerWidth")
     shoot(admin, "desk-admin-disputes")
     admin.close()
