@@ -6,6 +6,7 @@ recorded; and every string the scripts mark is in djangojs.po."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,8 @@ LANGUAGES = [code for code, _ in settings.LANGUAGES if code != "en"]
 # Looked up but never read: {% get_available_languages %} translates the languages' English
 # names, and the picker shows each language's own name; a label's suffix ":" has no words.
 UNREAD = {name for _code, name in settings.LANGUAGES}
+
+SKIP_DIRS = {"staticfiles", "node_modules", "__pycache__"}
 
 PAGES = [
     "/rules/classic/",
@@ -146,3 +149,20 @@ def test_every_string_the_scripts_mark_is_in_djangojs() -> None:
             if m.id
         }
         assert marked - have == set(), f"{lang}: not in djangojs.po {sorted(marked - have)[:5]}"
+
+
+def test_python_marks_strings_with_names_makemessages_knows() -> None:
+    """makemessages finds gettext, gettext_lazy, ngettext... and ``_``: a string marked through
+    another alias (the preset tips were ``_l("...")``) is translated at run time but never
+    reaches a catalogue, so every reader gets English."""
+    alias = re.compile(r"from django\.utils\.translation import .*\b(\w*gettext\w*) as (\w+)")
+    odd = []
+    for root, dirs, files in os.walk(settings.BASE_DIR):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS]
+        for name in (f for f in files if f.endswith(".py")):
+            path = Path(root, name)
+            for line in path.read_text(encoding="utf-8").splitlines():
+                found = alias.search(line)
+                if found and found.group(2) != "_":
+                    odd.append(f"{path.relative_to(settings.BASE_DIR)}: {line.strip()}")
+    assert odd == []
