@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from django.utils.translation import gettext_lazy as _l
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
 from games.bots import BOTS
+from games.bots.words import Reason
 from games.engine import RULESETS, YARD, Move, State, move, roll, setup
+from games.match.saying import bot_reason
 from games.web.rules_page import (
     Example,
     Frame,
@@ -30,10 +33,6 @@ from games.web.rules_page import (
 
 Y = YARD
 DUEL = RULESETS["duel"]
-# Seed 004's "best pawn", the Hard bot's order of preference (games.bots.simple.best_pawn).
-HARD_ORDER = (
-    "captures, then gets home, then lands safe, then comes out of the yard, then runs from a rival"
-)
 
 
 @dataclass
@@ -45,7 +44,7 @@ class Advice:
     example: Example
     state: State  # the position with the roll in hand
     advised: Move
-    bots: dict[str, str] = field(default_factory=dict)  # level -> the bot's reason
+    bots: dict[str, str] = field(default_factory=dict)  # level -> the bot's reason, told
     agrees: dict[str, bool] = field(default_factory=dict)  # level -> plays the advised move
 
 
@@ -71,20 +70,45 @@ def _advice(title: str, text: str, pawns: dict[int, list[int]], face: int, pawn:
     advised = next(m for m in state.legal if m.pawn == pawn - 1)
     after, moved = move(state, advised)
     frames = [
-        Frame(f"Red rolls {face}", position(state, events), [narrate(DUEL, e) for e in events]),
-        Frame(f"Pawn {pawn} moves", position(after, moved), [narrate(DUEL, e) for e in moved]),
+        Frame(
+            _("Red rolls %(face)s") % {"face": face},
+            position(state, events),
+            [narrate(DUEL, e) for e in events],
+        ),
+        Frame(
+            _("Pawn %(pawn)s moves") % {"pawn": pawn},
+            position(after, moved),
+            [narrate(DUEL, e) for e in moved],
+        ),
     ]
     advice = Advice(title, text, Example(title, frames, DUEL), state, advised)
+    key = tuple((corner, tuple(at)) for corner, at in sorted(pawns.items()))
     for level in ("hard", "expert"):
-        chosen, reason = BOTS[level].choose(state, random.Random(0))
-        advice.bots[level] = reason
+        chosen, why = _bot_choice(level, key, face)
+        advice.bots[level] = bot_reason(DUEL, why)
         advice.agrees[level] = chosen[:4] == advised[:4]
     return advice
 
 
 @cache
+def _bot_choice(
+    level: str, pawns: tuple[tuple[int, tuple[int, ...]], ...], face: int
+) -> tuple[Move, dict[str, Any]]:
+    """What bot `level` plays with `face` in hand (searched once: the Expert bot looks two
+    rolls ahead), and its reason as data, told in each reader's language."""
+    state, _events = roll(setup(DUEL, {c: list(at) for c, at in pawns}, to_play=0), face)
+    chosen, reason = BOTS[level].choose(state, random.Random(0))
+    return chosen, reason.wire() if isinstance(reason, Reason) else {}
+
+
 def guides() -> dict[str, Guide]:
-    """The two guides by slug (built once: the Expert bot searches each position)."""
+    """The two guides by slug, in the reader's language."""
+    return _guides(get_language())
+
+
+@cache
+def _guides(language: str) -> dict[str, Guide]:
+    """The guides told in `language` (the active one), built once per language."""
     return {g.slug: g for g in (_rules_guide(), _strategy_guide())}
 
 
@@ -92,28 +116,36 @@ def _rules_guide() -> Guide:
     """Ludo rules for two players: the duel rules, and when to capture or stay safe."""
     return Guide(
         "duel-rules",
-        "Ludo rules for two players, and when to capture or stay safe",
-        "The duel rules played here, head to head from opposite corners, with every board "
-        "played through the same engine as the games, and when to capture or keep a pawn safe.",
+        _("Ludo rules for two players, and when to capture or stay safe"),
+        _(
+            "The duel rules played here, head to head from opposite corners, with every board "
+            "played through the same engine as the games, and when to capture or keep a pawn safe."
+        ),
         [
             Section(
-                "Two players, opposite corners",
+                _("Two players, opposite corners"),
                 [
-                    "Red and Yellow sit in opposite corners, four pawns each, all in the yard. "
-                    "Who rolls first is drawn with the match's dice.",
-                    "A pawn leaves the yard only on a 6, onto its start square, and a 6 gives "
-                    "another roll, so the pawn can move straight away.",
+                    _(
+                        "Red and Yellow sit in opposite corners, four pawns each, all in the yard. "
+                        "Who rolls first is drawn with the match's dice."
+                    ),
+                    _(
+                        "A pawn leaves the yard only on a 6, onto its start square, and a 6 gives "
+                        "another roll, so the pawn can move straight away."
+                    ),
                 ],
                 [_play(DUEL, {0: [Y] * 4, 2: [Y] * 4}, [6, "p1", 4, "p1"])],
             ),
             Section(
-                "56 steps home, the last one exact",
+                _("56 steps home, the last one exact"),
                 [
-                    "From its start square a pawn takes 56 steps home: 50 round the shared "
-                    "track, 5 up its own home column and one onto home. The last roll must "
-                    "match what is left: a roll that would carry the pawn past home cannot "
-                    "move it.",
-                    "A pawn in its home column, or home, can never be captured.",
+                    _(
+                        "From its start square a pawn takes 56 steps home: 50 round the shared "
+                        "track, 5 up its own home column and one onto home. The last roll must "
+                        "match what is left: a roll that would carry the pawn past home cannot "
+                        "move it."
+                    ),
+                    _("A pawn in its home column, or home, can never be captured."),
                 ],
                 [
                     _play(DUEL, {0: [53, 20, Y, Y], 2: [Y] * 4}, [5, "p2"]),
@@ -121,46 +153,60 @@ def _rules_guide() -> Guide:
                 ],
             ),
             Section(
-                "Captures, pairs included",
+                _("Captures, pairs included"),
                 [
-                    "Land on a square where rival pawns stand and every one of them goes back "
-                    "to the yard, a pair included: your own pawns never block you and two "
-                    "rival pawns do not make a wall.",
-                    "A capture gives another roll, and so does a pawn reaching home. Three 6s "
-                    "in a row end the turn on the third with no move, but a capture or a pawn "
-                    "home starts the count again.",
+                    _(
+                        "Land on a square where rival pawns stand and every one of them goes back "
+                        "to the yard, a pair included: your own pawns never block you and two "
+                        "rival pawns do not make a wall."
+                    ),
+                    _(
+                        "A capture gives another roll, and so does a pawn reaching home. Three 6s "
+                        "in a row end the turn on the third with no move, but a capture or a pawn "
+                        "home starts the count again."
+                    ),
                 ],
                 [_play(DUEL, {0: [14, Y, Y, Y], 2: [46, 46, Y, Y]}, [6, "p1"])],
             ),
             Section(
-                "Safe squares",
+                _("Safe squares"),
                 [
-                    "The 4 start squares and the 4 stars, 8 in all, are safe: nobody is "
-                    "captured there, and both colours may share them.",
+                    _(
+                        "The 4 start squares and the 4 stars, 8 in all, are safe: nobody is "
+                        "captured there, and both colours may share them."
+                    ),
                 ],
                 [_play(DUEL, {0: [3, Y, Y, Y], 2: [34, Y, Y, Y]}, [5, "p1"])],
             ),
             Section(
-                "When to capture",
+                _("When to capture"),
                 [
-                    "Almost always. A capture costs the rival every step that pawn had made "
-                    "and a 6 to bring it out again, and gives you another roll. The Hard bot "
-                    f"takes a capture before anything else (its order: {HARD_ORDER}), and the "
-                    "Expert bot, which looks two rolls ahead, agrees in positions like these.",
+                    _(
+                        "Almost always. A capture costs the rival every step that pawn had made "
+                        "and a 6 to bring it out again, and gives you another roll. The Hard bot "
+                        "takes a capture before anything else (its order: captures, then gets "
+                        "home, then lands safe, then comes out of the yard, then runs from a "
+                        "rival), and the Expert bot, which looks two rolls ahead, agrees in "
+                        "positions like these."
+                    ),
                 ],
                 advice=[
                     _advice(
-                        "Capture rather than race",
-                        "Red rolls 6: pawn 1 can capture Yellow on square 18; pawn 2 could "
-                        "run on, or a new pawn come out. Capture.",
+                        _("Capture rather than race"),
+                        _(
+                            "Red rolls 6: pawn 1 can capture Yellow on square 18; pawn 2 could "
+                            "run on, or a new pawn come out. Capture."
+                        ),
                         {0: [12, 30, Y, Y], 2: [44, Y, Y, Y]},
                         6,
                         1,
                     ),
                     _advice(
-                        "Capture before going home",
-                        "Red rolls 3: pawn 1 could step home, pawn 2 can capture. The pawn in "
-                        "the home column cannot be reached, so it can wait: capture first.",
+                        _("Capture before going home"),
+                        _(
+                            "Red rolls 3: pawn 1 could step home, pawn 2 can capture. The pawn in "
+                            "the home column cannot be reached, so it can wait: capture first."
+                        ),
                         {0: [53, 15, Y, Y], 2: [44, Y, Y, Y]},
                         3,
                         2,
@@ -168,19 +214,23 @@ def _rules_guide() -> Guide:
                 ],
             ),
             Section(
-                "When to stay safe",
+                _("When to stay safe"),
                 [
-                    "When there is nothing to capture and no pawn to bring home, move a pawn "
-                    "that a rival could hit onto a safe square: a star, a start square or the "
-                    "home column. The Hard bot does this next; the Expert bot prices every "
-                    "pawn by the chance a rival lands on it and agrees.",
+                    _(
+                        "When there is nothing to capture and no pawn to bring home, move a pawn "
+                        "that a rival could hit onto a safe square: a star, a start square or the "
+                        "home column. The Hard bot does this next; the Expert bot prices every "
+                        "pawn by the chance a rival lands on it and agrees."
+                    ),
                 ],
                 advice=[
                     _advice(
-                        "Step onto the star",
-                        "Yellow's pawn on square 1 is 3 behind Red's pawn on square 4. Red "
-                        "rolls 4: pawn 1 reaches the star on square 8, where it cannot be "
-                        "captured.",
+                        _("Step onto the star"),
+                        _(
+                            "Yellow's pawn on square 1 is 3 behind Red's pawn on square 4. Red "
+                            "rolls 4: pawn 1 reaches the star on square 8, where it cannot be "
+                            "captured."
+                        ),
                         {0: [4, 20, Y, Y], 2: [27, Y, Y, Y]},
                         4,
                         1,
@@ -195,29 +245,40 @@ def _strategy_guide() -> Guide:
     """How to win at Ludo: strategy for two players."""
     return Guide(
         "duel-strategy",
-        "How to win at Ludo: strategy for two players",
-        "Rules of thumb for the duel, each shown on a position played through the engine, with "
-        "the move our Hard and Expert bots make there.",
+        _("How to win at Ludo: strategy for two players"),
+        _(
+            "Rules of thumb for the duel, each shown on a position played through the engine, with "
+            "the move our Hard and Expert bots make there."
+        ),
         [
             Section(
-                "The order that wins",
+                _("The order that wins"),
                 [
-                    f"The Hard bot plays the best pawn every turn: the one that {HARD_ORDER}; "
-                    "failing all of those, the pawn that ends furthest along. It is a good "
-                    "order for people too, and the Expert bot, which searches two rolls "
-                    "ahead, keeps to it in the positions below.",
+                    # Seed 004's "best pawn" (games.bots.simple.best_pawn).
+                    _(
+                        "The Hard bot plays the best pawn every turn: the one that captures, "
+                        "then gets home, then lands safe, then comes out of the yard, then runs "
+                        "from a rival; failing all of those, the pawn that ends furthest along. "
+                        "It is a good order for people too, and the Expert bot, which searches "
+                        "two rolls ahead, keeps to it in the positions below."
+                    ),
                 ],
             ),
             Section(
-                "Bring pawns home",
+                _("Bring pawns home"),
                 [
-                    "With nothing to capture, a roll that takes a pawn home is worth taking: "
-                    "the pawn is done and the duel gives another roll for it.",
+                    _(
+                        "With nothing to capture, a roll that takes a pawn home is worth taking: "
+                        "the pawn is done and the duel gives another roll for it."
+                    ),
                 ],
                 advice=[
                     _advice(
-                        "Home on the exact roll",
-                        "Red rolls 3: pawn 1 is exactly 3 from home. Take it home and roll again.",
+                        _("Home on the exact roll"),
+                        _(
+                            "Red rolls 3: pawn 1 is exactly 3 from home. Take it home and roll "
+                            "again."
+                        ),
                         {0: [53, 20, Y, Y], 2: [Y] * 4},
                         3,
                         1,
@@ -225,17 +286,21 @@ def _strategy_guide() -> Guide:
                 ],
             ),
             Section(
-                "Get more pawns out",
+                _("Get more pawns out"),
                 [
-                    "One pawn on the board uses every roll, but it also takes every risk. "
-                    "With a 6 and nothing better to do, bring another pawn out, so the next "
-                    "rolls have a choice.",
+                    _(
+                        "One pawn on the board uses every roll, but it also takes every risk. "
+                        "With a 6 and nothing better to do, bring another pawn out, so the next "
+                        "rolls have a choice."
+                    ),
                 ],
                 advice=[
                     _advice(
-                        "A 6: a second pawn out",
-                        "Red rolls 6 with one pawn out and nothing to capture: bring pawn 2 "
-                        "out of the yard.",
+                        _("A 6: a second pawn out"),
+                        _(
+                            "Red rolls 6 with one pawn out and nothing to capture: bring pawn 2 "
+                            "out of the yard."
+                        ),
                         {0: [30, Y, Y, Y], 2: [Y] * 4},
                         6,
                         2,
@@ -243,17 +308,21 @@ def _strategy_guide() -> Guide:
                 ],
             ),
             Section(
-                "Run from a rival behind you",
+                _("Run from a rival behind you"),
                 [
-                    "A rival pawn 1 to 6 squares behind one of yours can hit it with its next "
-                    "roll. If no safe square is in reach, move the threatened pawn out of range "
-                    "rather than another one.",
+                    _(
+                        "A rival pawn 1 to 6 squares behind one of yours can hit it with its "
+                        "next roll. If no safe square is in reach, move the threatened pawn out "
+                        "of range rather than another one."
+                    ),
                 ],
                 advice=[
                     _advice(
-                        "Out of range",
-                        "Yellow stands 2 squares behind Red's pawn on square 30. Red rolls 5: "
-                        "pawn 2 moves 7 squares clear of it.",
+                        _("Out of range"),
+                        _(
+                            "Yellow stands 2 squares behind Red's pawn on square 30. Red rolls 5: "
+                            "pawn 2 moves 7 squares clear of it."
+                        ),
                         {0: [10, 30, Y, Y], 2: [2, Y, Y, Y]},
                         5,
                         2,
@@ -287,38 +356,58 @@ def page_data(guide: Guide) -> list[dict[str, Any]]:
 # preset's Ruleset (the rules page's table); these are only advice.
 PRESET_TIPS: dict[str, list[Any]] = {
     "classic": [
-        _l("Bring pawns out early: a pawn in the yard waits for a 6 and moves nowhere."),
-        _l(
+        gettext_lazy("Bring pawns out early: a pawn in the yard waits for a 6 and moves nowhere."),
+        gettext_lazy(
             "Capture when you can: every opponent pawn on the square goes back, and you roll again."
         ),
-        _l("Stop on stars and start squares when a rival is up to six squares behind you."),
-        _l("Do not race one pawn alone: a spread of pawns gives you a move for every roll."),
+        gettext_lazy(
+            "Stop on stars and start squares when a rival is up to six squares behind you."
+        ),
+        gettext_lazy(
+            "Do not race one pawn alone: a spread of pawns gives you a move for every roll."
+        ),
     ],
     "family": [
-        _l("Two of your pawns on one square cannot be captured: keep them together near rivals."),
-        _l("Only a 6 rolls again, so a capture is worth less than in Classic: go for home."),
-        _l("There is no clock: take your time, and let the youngest roll first."),
+        gettext_lazy(
+            "Two of your pawns on one square cannot be captured: keep them together near rivals."
+        ),
+        gettext_lazy(
+            "Only a 6 rolls again, so a capture is worth less than in Classic: go for home."
+        ),
+        gettext_lazy("There is no clock: take your time, and let the youngest roll first."),
     ],
     "duel": [
-        _l("Even a pair can be captured: a safe square is the only shelter."),
-        _l("A capture or a pawn home starts your count of sixes again: use it."),
-        _l("With one rival, every pawn of theirs behind you is a threat: count the squares."),
+        gettext_lazy("Even a pair can be captured: a safe square is the only shelter."),
+        gettext_lazy("A capture or a pawn home starts your count of sixes again: use it."),
+        gettext_lazy(
+            "With one rival, every pawn of theirs behind you is a threat: count the squares."
+        ),
     ],
     "mensch": [
-        _l("No square is safe and a 6 must bring a pawn out: clear your start square first."),
-        _l("You get three tries for a 6 while no pawn is out: a slow start is normal."),
-        _l("Two of your pawns never share a square: plan the last steps into the home row."),
+        gettext_lazy(
+            "No square is safe and a 6 must bring a pawn out: clear your start square first."
+        ),
+        gettext_lazy("You get three tries for a 6 while no pawn is out: a slow start is normal."),
+        gettext_lazy(
+            "Two of your pawns never share a square: plan the last steps into the home row."
+        ),
     ],
     "quick": [
-        _l("The first pawn home wins: pick your leader early and run it."),
-        _l("Keep your second pawn behind the leader's hunters: it can capture them."),
-        _l("A 1 or a 6 brings a pawn out: a captured pawn is back in play quickly."),
-        _l("Stars and start squares are safe: rest the leader there when a rival is close."),
+        gettext_lazy("The first pawn home wins: pick your leader early and run it."),
+        gettext_lazy("Keep your second pawn behind the leader's hunters: it can capture them."),
+        gettext_lazy("A 1 or a 6 brings a pawn out: a captured pawn is back in play quickly."),
+        gettext_lazy(
+            "Stars and start squares are safe: rest the leader there when a rival is close."
+        ),
     ],
     "party": [
-        _l("The game goes on until one is left: do not be the last with pawns out."),
-        _l("Capture by count: bring a second pawn to a square before you land on a pair."),
-        _l("In Pairs help your partner; with Power, keep a Shield for your leading pawn."),
+        gettext_lazy("The game goes on until one is left: do not be the last with pawns out."),
+        gettext_lazy(
+            "Capture by count: bring a second pawn to a square before you land on a pair."
+        ),
+        gettext_lazy(
+            "In Pairs help your partner; with Power, keep a Shield for your leading pawn."
+        ),
     ],
 }
 

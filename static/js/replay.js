@@ -14,6 +14,15 @@ const STEP_MS = 1100;
 $("slider").max = String(frames.length - 1);
 $("jump").max = String(frames[frames.length - 1].turn);
 
+// Where the replay is, and who played the step when it was not the seat's player: one whole
+// sentence for each `by` code (games.models.BY_CHOICES).
+function stepWords(by) {
+  if (by === "bot") return gettext("Step %(at)s of %(last)s · turn %(turn)s · played by the BOT");
+  if (by === "timeout") return gettext("Step %(at)s of %(last)s · turn %(turn)s · played by the server when time ran out");
+  if (by === "auto") return gettext("Step %(at)s of %(last)s · turn %(turn)s · played for the seat: its only legal move");
+  return gettext("Step %(at)s of %(last)s · turn %(turn)s");
+}
+
 function show(i) {
   const next = Math.max(0, Math.min(frames.length - 1, i));
   // One step forward walks the pawns; a jump places them.
@@ -24,7 +33,7 @@ function show(i) {
   $("slider").value = String(at);
   $("jump").value = String(f.in ?? f.turn); // the turn box follows the step shown
   const where = { at, last: frames.length - 1, turn: f.in ?? f.turn, by: f.by };
-  $("where-am-i").textContent = f.by && f.by !== "player" ? fmt(gettext("Step %(at)s of %(last)s · turn %(turn)s · played by %(by)s"), where) : fmt(gettext("Step %(at)s of %(last)s · turn %(turn)s"), where);
+  $("where-am-i").textContent = fmt(stepWords(f.by), where);
   const ul = $("step-events");
   ul.replaceChildren();
   for (const w of f.words.length ? f.words : [f.title]) {

@@ -83,9 +83,10 @@ def pseudo_locale(monkeypatch) -> Iterator[None]:  # type: ignore[no-untyped-def
 
 class ReadText(HTMLParser):
     """What a person reads on a page: text outside script and style, and the readable
-    attributes (aria-label, title, placeholder, alt, a meta description)."""
+    attributes (aria-label, title, placeholder, alt, a meta description, and data-about: an
+    option's description that levels.js shows when it is chosen)."""
 
-    ATTRS = {"aria-label", "title", "placeholder", "alt"}
+    ATTRS = {"aria-label", "title", "placeholder", "alt", "data-about"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
