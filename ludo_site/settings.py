@@ -162,6 +162,10 @@ LUDO_INPROCESS_CLOCK = (
     if os.environ.get("LUDO_INPROCESS_CLOCK") is None
     else env.parse_bool(os.environ["LUDO_INPROCESS_CLOCK"], default=False)
 )
+# A finished match's report is asked for when it ends (games.tasks.report_at_end: the
+# in-process beat, or a Celery worker), beat's sweep only catching what was missed; 0 leaves
+# it to the sweep (the tests' own processes, which no worker hears).
+LUDO_REPORT_AT_END = env.parse_bool(os.environ.get("LUDO_REPORT_AT_END"), default=True)
 # Threads per server process for the match sockets' database work (games.live.consumers); each
 # holds a database connection while it works.
 LUDO_DB_THREADS = int(os.environ.get("LUDO_DB_THREADS") or 16)
