@@ -64,6 +64,8 @@ def ask_for_reports() -> None:
     else on a Celery worker. Never raises: the match is saved, and beat's sweep follows."""
     if beat.run_soon(ANALYSE):
         return
+    if not settings.REDIS_URL:
+        return  # no broker a worker listens on: the server's in-process beat sweeps it up
     try:
         analyse_finished.apply_async(retry=False, expires=60)
     except Exception:  # noqa: BLE001 - the broker is away: beat's sweep makes it later

@@ -33,8 +33,9 @@ const cornerName = (corner) => colourName((cfg.seats.find((s) => s.corner === Nu
 
 // The frame of the replay a stored seq is shown at (the state after that action).
 function frameOf(seq) {
-  const i = cfg.frames.findIndex((f) => (f.seq ?? 0) >= seq);
-  return i < 0 ? cfg.frames.length - 1 : i;
+  const seqs = cfg.steps.seq;
+  const i = seqs.findIndex((s) => s >= seq);
+  return i < 0 ? seqs.length - 1 : i;
 }
 
 function jump(frame) {
