@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -96,7 +97,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         report = report_for(match)
     context["report"] = report
     context["config_json"] = page_json(context["config"])
-    context["speeds"] = [{"value": v, "shown": number_format(float(v))} for v in SPEEDS]
+    context["speeds"] = [{"value": v, "shown": number_format(Decimal(v))} for v in SPEEDS]
     return render(request, "games/replay.html", context)
 
 
