@@ -10,6 +10,8 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
+        # Here, not at the top: the tasks import the models, which exist only once the apps
+        # are ready.
         from django.db.models.signals import post_save
 
         from games import tasks

@@ -270,6 +270,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
+# WhiteNoise serves STATIC_ROOT once collectstatic filled it. Without one (make run, whose
+# runserver serves the static files itself) it looks files up when asked rather than warning
+# at every start that the folder is missing.
+WHITENOISE_AUTOREFRESH = DEBUG or not STATIC_ROOT.is_dir()
 
 # Logging (ops.logs.logging_config): LOG_FORMAT=plain (default) or json, one JSON object a line
 # with the request id (and the room code on a socket's lines). The audit chain's hourly anchor

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
+from celery import current_app
 from django.db import close_old_connections, connections
 
 log = logging.getLogger(__name__)
@@ -30,8 +31,6 @@ CLOCK_TASKS = frozenset({"games.sweep_clocks", "ranked.sweep_queues", "tournamen
 
 def beat_schedule() -> dict[str, dict[str, Any]]:
     """Celery beat's schedule, as the site's Celery app has it."""
-    from celery import current_app
-
     return dict(current_app.conf.beat_schedule or {})
 
 
@@ -51,8 +50,6 @@ def interval(entry: Mapping[str, Any]) -> float:
 
 def task(name: str) -> Callable[[], Any]:
     """The Celery task `name`, run in this thread when called."""
-    from celery import current_app
-
     current_app.loader.import_default_modules()  # each app's tasks module, once
     found: Callable[[], Any] = current_app.tasks[name]
     return found
