@@ -35,6 +35,7 @@ pytestmark = pytest.mark.browser
 # from 127.0.0.1.
 QUICK = {
     "LUDO_BOT_DELAY": "0.05",
+    "QUICK_MATCH_BOT_AFTER": "1",  # a casual quick match's bots step in after a second
     "LUDO_PASS_PAUSE": "0",
     "GUESTS_PER_IP": "1000",
     "ROOMS_PER_PLAYER_HOUR": "1000",
@@ -140,6 +141,23 @@ def test_on_make_run_every_bot_move_reaches_the_page_and_the_report_follows(
     assert every_bot_move_arrived(record) >= 10
     # Made when the match ended (the in-process beat runs the report's task at once).
     report_within(make_run.url, record["code"], 10)
+    no_broadcast_failed(make_run.log())
+
+
+def test_on_make_run_a_quick_match_s_report_is_on_its_replay_within_10_s(
+    make_run: MakeRun, people: Any
+) -> None:
+    """A casual quick match (not practice: its replay page never makes the report itself)."""
+    page = people(DESKTOP).page()
+    page.goto(make_run.url + "/play/quick/")
+    page.click("button[data-queue=quick-4]")
+    expect(page.locator("#seats .bot-tag")).to_have_count(3, timeout=30_000)
+    code = page.url.rstrip("/").split("/")[-1]
+    play_until([(page, "click")], lambda: "over" in page.locator("#turn").inner_text(), 90)
+    taken = report_within(make_run.url, code, 10)
+    assert taken < 10
+    page.locator("#result").get_by_text("Watch the replay").click()
+    expect(page.locator("#match-report")).to_have_attribute("data-state", "ready")
     no_broadcast_failed(make_run.log())
 
 
