@@ -9,10 +9,18 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/requirements.stamp
 DEV_STAMP := $(VENV)/requirements-dev.stamp
 
-.PHONY: help setup setup-dev run test
+# `make run` serves the site as a visitor sees it (DEBUG off: the site's own error pages), on
+# PORT; its static files through runserver's own handler (--insecure: one machine, no proxy).
+# Without SECRET_KEY it uses one made for this checkout on first run (SECRET_FILE, never
+# committed). RUN_FLAGS passes more to runserver (the tests: --noreload).
+PORT ?= 8000
+SECRET_FILE := .secret_key
+RUN_FLAGS ?=
+
+.PHONY: help setup setup-dev run serve test
 
 help:
-	@echo "make run   set up .venv, migrate, serve http://127.0.0.1:8000/"
+	@echo "make run   set up .venv, migrate, serve http://127.0.0.1:8000/ (PORT=8100 make run: another port)"
 	@echo "make test  set up .venv, lint, type-check the engine, check the layers, run the tests"
 
 $(PY):
@@ -30,9 +38,17 @@ setup: $(STAMP)
 
 setup-dev: $(DEV_STAMP)
 
+$(SECRET_FILE): | $(PY)
+	umask 077 && $(PY) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
+
 run: setup
+	@$(MAKE) --no-print-directory serve
+
+# What `make run` does once .venv is set up (the tests start make run's server with it).
+serve: | $(SECRET_FILE)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py runserver 0.0.0.0:8000
+	DEBUG="$${DEBUG:-0}" SECRET_KEY="$${SECRET_KEY:-$$(cat $(SECRET_FILE))}" \
+		$(PY) manage.py runserver --insecure $(RUN_FLAGS) 0.0.0.0:$(PORT)
 
 test: setup-dev
 	$(VENV)/bin/ruff check .

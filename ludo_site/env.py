@@ -26,10 +26,12 @@ REDIS_MAX_CONNECTIONS = 1000
 # The core layer drops a message past this many waiting on one channel (its default is 100).
 CORE_LAYER_CAPACITY = 1000
 CHANNEL_LAYER_BACKENDS = {
-    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
-    "core": "channels_redis.core.RedisChannelLayer",
+    "pubsub": "ludo_site.layers.RedisPubSubChannelLayer",
+    "core": "ludo_site.layers.RedisChannelLayer",
 }
 DEFAULT_CHANNEL_LAYER = "pubsub"
+# channels' layers carrying plain data only (ludo_site.layers).
+IN_MEMORY_LAYER = "ludo_site.layers.InMemoryChannelLayer"
 # Seconds a PostgreSQL connection is kept for reuse (DB_CONN_MAX_AGE) when DB_POOL is off. 0:
 # under ASGI every request runs on a thread of its own, and a connection kept past its request
 # stays open until that dead thread is collected (40 requests left 40 connections, issue 12).
@@ -192,10 +194,11 @@ def channel_layers(
     RedisPubSubChannelLayer, which measured best here and drops nothing at the load the core
     layer drops at; ``core`` is RedisChannelLayer with a larger per-channel capacity than its
     100 (past which it drops messages, logged at INFO only). Both get the redis-py 8 fixes,
-    and `prefix` (`redis_prefix`) before their channel and group names.
+    and `prefix` (`redis_prefix`) before their channel and group names. Every layer is the
+    site's subclass in `ludo_site.layers`, which sends plain data only.
     """
     if not redis_url:
-        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+        return {"default": {"BACKEND": IN_MEMORY_LAYER}}
     kind = (kind or DEFAULT_CHANNEL_LAYER).strip().lower()
     if kind not in CHANNEL_LAYER_BACKENDS:
         raise ValueError(

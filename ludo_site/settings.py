@@ -162,6 +162,10 @@ LUDO_INPROCESS_CLOCK = (
     if os.environ.get("LUDO_INPROCESS_CLOCK") is None
     else env.parse_bool(os.environ["LUDO_INPROCESS_CLOCK"], default=False)
 )
+# A finished match's report is asked for when it ends (games.tasks.report_at_end: the
+# in-process beat, or a Celery worker), beat's sweep only catching what was missed; 0 leaves
+# it to the sweep (the tests' own processes, which no worker hears).
+LUDO_REPORT_AT_END = env.parse_bool(os.environ.get("LUDO_REPORT_AT_END"), default=True)
 # Threads per server process for the match sockets' database work (games.live.consumers); each
 # holds a database connection while it works.
 LUDO_DB_THREADS = int(os.environ.get("LUDO_DB_THREADS") or 16)
@@ -272,6 +276,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
+# WhiteNoise serves STATIC_ROOT once collectstatic filled it. Without one (make run, whose
+# runserver serves the static files itself) it looks files up when asked rather than warning
+# at every start that the folder is missing.
+WHITENOISE_AUTOREFRESH = DEBUG or not STATIC_ROOT.is_dir()
 
 # Logging (ops.logs.logging_config): LOG_FORMAT=plain (default) or json, one JSON object a line
 # with the request id (and the room code on a socket's lines). The audit chain's hourly anchor

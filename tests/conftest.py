@@ -106,6 +106,13 @@ def _many_sign_ups(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_report_at_end(settings: Any) -> None:
+    """No Celery worker hears a test process's tasks: a match's end asks for no report here
+    (the tests of that turn it on; servers the tests start keep the default)."""
+    settings.LUDO_REPORT_AT_END = False
+
+
+@pytest.fixture(autouse=True)
 def _no_pass_pause(settings: Any) -> None:
     """Players and bots act at once after a roll no pawn could use, and a player who missed
     two party turns gets no window to take the seat back, except where a test sets them

@@ -26,6 +26,11 @@ class Reason(str):
         made.data = data
         return made
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A copy or a pickle is made again from the text, the code and the data (str's own
+        # would call ``Reason(text)`` without its code).
+        return (_remade, (str(self), self.code, self.data))
+
     def wire(self) -> dict[str, Any]:
         """``{"code": ..., **data}``: what a bot_said event and a hint carry beside the text."""
         return {"code": self.code, **self.data}
@@ -33,6 +38,10 @@ class Reason(str):
     def plus(self, code: str, text: str, **data: Any) -> Reason:
         """This reason with an addition (" on a hunch", " (it missed a capture)")."""
         return Reason(str(self) + text, code, base=self.wire(), **data)
+
+
+def _remade(text: str, code: str, data: dict[str, Any]) -> Reason:
+    return Reason(text, code, **data)
 
 
 def colour(state: State, corner: int) -> str:

@@ -27,7 +27,7 @@ from django.db.models import Case, DateTimeField, F, Q, When
 from django.db.models.functions import Now
 
 from games import services
-from games.clocks import timing
+from games.clocks import beat, timing
 from games.engine import RULESETS
 from games.match import due
 from games.match.due import due_match_ids
@@ -269,10 +269,13 @@ _lock = threading.Lock()
 
 
 def start_in_process(every: float = 1.0) -> InProcessClock:
-    """Start the in-process clock once per process (later calls return the running one)."""
+    """Start the in-process clock once per process (later calls return the running one), and
+    beside it the rest of Celery beat's schedule (`beat`): the embedded default is the whole
+    site."""
     global _running
     with _lock:
         if _running is None:
             _running = InProcessClock(every).start()
             log.info("clock: in-process sweep every %.1f s", every)
+            beat.start_in_process()
         return _running

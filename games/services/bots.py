@@ -74,7 +74,7 @@ def bot_step(change: Change, seat: Seat) -> None:
     else:
         chosen, reason = bot.choose(state, rng)
         if reason and len(state.legal) > 1:
-            said: dict[str, Any] = {"corner": seat.corner, "text": reason}
+            said: dict[str, Any] = {"corner": seat.corner, "text": str(reason)}
             if isinstance(reason, Reason):  # the code and data to tell it in each language
                 said["why"] = reason.wire()
             change.event("bot_said", said)

@@ -85,12 +85,49 @@ def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
     future.result(timeout=SEND_TIMEOUT)
 
 
+_SCALARS = (str, int, float)
+
+
+def plain(value: Any) -> Any:
+    """`value` as plain data, what a broadcast may carry on every channel layer: dicts with
+    string keys, lists, str, int, float, bool and None. A subclass of str, int or float (a
+    bot's `Reason`) becomes its base value and a tuple a list; anything else is a TypeError
+    here, where the message is built, not a failure inside one layer and not another."""
+    kind = type(value)
+    if value is None or kind is bool or kind is str or kind is int or kind is float:
+        return value
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise TypeError(f"a broadcast's keys are strings, not {type(key).__name__}")
+            out[key] = plain(item)
+        return out
+    if kind is list or kind is tuple:
+        return [plain(item) for item in value]
+    for base in _SCALARS:
+        if isinstance(value, base):
+            return base(value)
+    raise TypeError(f"a broadcast carries plain data only, not {kind.__name__}")
+
+
 def _send(match_id: int, message: dict[str, Any]) -> bool:
     try:
         layer = get_channel_layer()
         if layer is None:
             return True
+        if "events" in message:
+            # The events are where a change's words and data come in (a bot's `Reason`):
+            # made plain here. The snapshot is the selectors' plain data; the layer checks
+            # the whole message as it sends it.
+            message = {**message, "events": plain(message["events"])}
         _group_send(layer, group_name(match_id), message)
+    except (TypeError, ValueError):
+        # Not plain data (every layer refuses it: `ludo_site.layers`): a bug, logged as one.
+        # The resync that repairs the room carries nothing but the seq.
+        log.exception("broadcast of match %s v%s is not plain data", match_id, message.get("v"))
+        metrics.broadcast_failed()
+        return False
     except Exception:  # noqa: BLE001 - the database is the truth; retried below
         log.warning("broadcast of match %s v%s failed", match_id, message.get("v"), exc_info=True)
         metrics.broadcast_failed()  # ops (issue 28)

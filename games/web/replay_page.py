@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -16,7 +19,7 @@ from games.models import MatchEvent, Mode
 from games.services import reactions
 from games.services.analysis import analyse_match
 from games.web.room_pages import match_or_404
-from games.web.rules_page import board_config, narrate, position
+from games.web.rules_page import board_config, narrate
 
 
 @require_GET
@@ -28,7 +31,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     start = initial_state(match) if match.ended else None
     if start is None:
         return render(request, "games/replay.html", context)
-    frames = [{"turn": 1, "title": _("The start"), "words": [], "position": position(start)}]
+    frames = [{"turn": 1, "in": 1, "seq": 0, "words": [_("The start")], "by": "", "state": start}]
     rolls = []
     actions = load_actions(match)
     gone = withdrawn(actions)  # local games: what an undo took back
@@ -48,10 +51,9 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
                 # The turn the action was played in (a passing move's `turn` is the next).
                 "in": getattr(row, "turn", None) or frames[-1]["turn"],
                 "seq": step.action.seq,
-                "title": said[0] if said else step.action.kind,
-                "words": said,
+                "words": said or [step.action.kind],
                 "by": getattr(row, "by", ""),
-                "position": position(step.state),
+                "state": step.state,
             }
         )
         if step.action.kind == "roll":
@@ -71,7 +73,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     seats = {s.corner: s for s in match.seats.select_related("user")}
     context["config"] = {
         "board": board_config(rules),
-        "frames": frames,
+        **compact_steps(frames),
         "seats": [
             {
                 "corner": c,
@@ -84,7 +86,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
             "commitment": match.commitment,
             "server_seed": match.server_seed,
             "client_seed": match.client_seed,
-            "rolls": rolls,
+            "rolls": compact_rolls(rolls),
         },
     }
     report = report_for(match)  # issue 31: luck and decisions, or "pending"
@@ -94,7 +96,81 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         analyse_match(match.pk)
         report = report_for(match)
     context["report"] = report
+    context["config_json"] = page_json(context["config"])
+    context["speeds"] = [{"value": v, "shown": number_format(Decimal(v))} for v in SPEEDS]
     return render(request, "games/replay.html", context)
+
+
+PHASES = ("roll", "move", "over")
+# The replay's speeds to choose from (times the normal pace of a step a second or so).
+SPEEDS = ("0.5", "1", "2", "4")
+
+
+def compact_steps(frames: list[dict[str, Any]]) -> dict[str, Any]:
+    """The steps as the page reads them, compactly: a long game has a thousand steps or more,
+    each a position and a few sentences that repeat. ``words`` lists each sentence once;
+    ``steps`` holds one array per field, a value per step: ``seq`` and ``turn`` as the change
+    from the step before, ``in`` as how many turns before ``turn`` the step was played, ``by``
+    and ``said`` as indexes into ``words``, ``to_play``, ``phase`` (an index into ``phases``)
+    and ``die``; ``pawns`` holds the first step's pawns (a row per corner), then per step the
+    pawns that moved as flat (corner, pawn, progress) triples, or 0. Read by
+    static/js/replay_steps.js."""
+    words: dict[str, int] = {"": 0}
+
+    def word(text: str) -> int:
+        return words.setdefault(text, len(words))
+
+    columns: dict[str, list[Any]] = {
+        k: [] for k in ("seq", "turn", "in", "by", "said", "to_play", "phase", "die", "pawns")
+    }
+    before: tuple[tuple[int, ...], ...] | None = None
+    seq = turn = 0
+    for f in frames:
+        state = f["state"]
+        columns["seq"].append(f["seq"] - seq)
+        columns["turn"].append(f["turn"] - turn)
+        columns["in"].append(f["turn"] - f["in"])
+        seq, turn = f["seq"], f["turn"]
+        columns["by"].append(word(f["by"] or ""))
+        columns["said"].append([word(w) for w in f["words"]])
+        columns["to_play"].append(state.to_play)
+        columns["phase"].append(PHASES.index(state.phase))
+        columns["die"].append(state.die or 0)
+        pawns = tuple(tuple(row) for row in state.pawns)
+        if before is None:
+            columns["pawns"].append([list(row) for row in pawns])
+        else:
+            moved = [
+                value
+                for corner, row in enumerate(pawns)
+                for pawn, progress in enumerate(row)
+                if before[corner][pawn] != progress
+                for value in (corner, pawn, progress)
+            ]
+            columns["pawns"].append(moved or 0)
+        before = pawns
+    return {"words": list(words), "phases": list(PHASES), "steps": columns}
+
+
+def compact_rolls(rolls: list[dict[str, Any]]) -> dict[str, list[int]]:
+    """The dice proof's rolls, one array per field (``chosen`` 0 or 1; ``die`` only where it
+    is not ``n``, else -1): read by static/js/replay_steps.js."""
+    return {
+        "n": [r["n"] for r in rolls],
+        "die": [-1 if r["die"] == r["n"] else r["die"] for r in rolls],
+        "face": [r["face"] for r in rolls],
+        "corner": [r["corner"] for r in rolls],
+        "chosen": [int(r["chosen"]) for r in rolls],
+        "frame": [r["frame"] for r in rolls],
+    }
+
+
+def page_json(value: Any) -> str:
+    """`value` as JSON for a ``<script type="application/json">``, escaped as Django's
+    ``json_script`` escapes it but with the page's own letters as they are (``\\uXXXX`` is
+    six bytes for each letter of Hindi or Arabic)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text.translate({ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"})
 
 
 def _reactions_into(match: Any, frames: list[dict[str, Any]]) -> None:

@@ -2,14 +2,18 @@
 // the revealed seed in this browser, so nobody has to take the server's word for it.
 import { colourName, fmt, gettext, ngettext } from "./i18n.js";
 import { Board, markIcon } from "./board.js";
+import { expandRolls, expandSteps } from "./replay_steps.js";
 
 const cfg = JSON.parse(document.getElementById("replay-config").textContent);
 const $ = (id) => document.getElementById(id);
-const frames = cfg.frames;
+const frames = expandSteps(cfg);
 const board = new Board($("board"), cfg.board, { label: gettext("Ludo board") });
 let at = 0;
 let timer = null; // autoplay
 const STEP_MS = 1100;
+// The autoplay's speed (times STEP_MS's pace), as chosen last time on this device.
+const SPEED_KEY = "ludo.replay.speed";
+let speed = 1;
 
 $("slider").max = String(frames.length - 1);
 $("jump").max = String(frames[frames.length - 1].turn);
@@ -93,8 +97,36 @@ $("play").addEventListener("click", () => {
   if (at === frames.length - 1) show(0);
   $("play").textContent = gettext("❚❚ Pause");
   $("play").setAttribute("aria-pressed", "true");
-  timer = setInterval(() => show(at + 1), STEP_MS);
+  play();
 });
+
+function play() {
+  clearInterval(timer);
+  timer = setInterval(() => show(at + 1), STEP_MS / speed);
+}
+
+function chooseSpeed(value, remember) {
+  const chosen = Number(value);
+  if (![...$("speed").options].some((o) => Number(o.value) === chosen)) return;
+  speed = chosen;
+  $("speed").value = String(value);
+  if (remember) {
+    try {
+      localStorage.setItem(SPEED_KEY, String(value));
+    } catch {
+      // Storage refused (a private window): the choice holds for this page only.
+    }
+  }
+  if (timer) play(); // a replay running goes on at the new pace
+}
+
+$("speed").addEventListener("change", () => chooseSpeed($("speed").value, true));
+try {
+  const kept = localStorage.getItem(SPEED_KEY);
+  if (kept) chooseSpeed(kept, false);
+} catch {
+  // No storage: the normal pace.
+}
 $("prev").addEventListener("click", () => show(at - 1));
 $("next").addEventListener("click", () => show(at + 1));
 $("first").addEventListener("click", () => show(0));
@@ -142,7 +174,7 @@ async function proof() {
   const body = $("proof-rolls").querySelector("tbody");
   let bad = 0;
   let checked = 0;
-  for (const r of p.rolls) {
+  for (const r of expandRolls(p.rolls)) {
     const tr = document.createElement("tr");
     // The dice number: n, or after an undo the withdrawn roll's number it replays.
     const die = r.die ?? r.n;

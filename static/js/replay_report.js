@@ -33,8 +33,10 @@ const cornerName = (corner) => colourName((cfg.seats.find((s) => s.corner === Nu
 
 // The frame of the replay a stored seq is shown at (the state after that action).
 function frameOf(seq) {
-  const i = cfg.frames.findIndex((f) => (f.seq ?? 0) >= seq);
-  return i < 0 ? cfg.frames.length - 1 : i;
+  // The steps' seqs are sent as the change from the step before (replay_steps.js).
+  let at = 0;
+  const i = cfg.steps.seq.findIndex((change) => (at += change) >= seq);
+  return i < 0 ? cfg.steps.seq.length - 1 : i;
 }
 
 function jump(frame) {

@@ -6,6 +6,7 @@ and phone."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 import time
 from collections.abc import Iterator
@@ -59,15 +60,16 @@ def test_the_report_chart_and_a_costly_move_on_the_board(
     first = page.locator("#report-costliest .costly-move").first
     expect(first).to_have_attribute("data-seq", str(costly["seq"]))
     first.click()
-    frames = page.evaluate("JSON.parse(document.getElementById('replay-config').textContent)")
+    config = page.evaluate("JSON.parse(document.getElementById('replay-config').textContent)")
+    seqs = list(itertools.accumulate(config["steps"]["seq"]))  # sent as the change each step
     at = int(page.locator("#slider").input_value())
-    assert frames["frames"][at + 1]["seq"] == costly["seq"]
+    assert seqs[at + 1] == costly["seq"]
     expect(page.locator("#where-am-i")).to_contain_text(f"Step {at} of")
     # A tap on the chart's right end jumps to the last turn.
     box = page.locator("#chances-chart").bounding_box()
     assert box is not None
     page.mouse.click(box["x"] + box["width"] - 3, box["y"] + box["height"] / 2)
-    expect(page.locator("#slider")).to_have_value(str(len(frames["frames"]) - 1))
+    expect(page.locator("#slider")).to_have_value(str(len(seqs) - 1))
     page.set_viewport_size(PHONE)
     shoot(page, "report-phone")
 

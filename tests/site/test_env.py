@@ -154,7 +154,7 @@ def test_postgres_driver_is_psycopg3() -> None:
 def test_channel_layer_unset_is_in_memory() -> None:
     for unset in (None, ""):
         assert env.channel_layers(unset) == {
-            "default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+            "default": {"BACKEND": "ludo_site.layers.InMemoryChannelLayer"}
         }
 
 
@@ -164,7 +164,7 @@ HOST = {"address": "redis://cache.internal:6380/2", "socket_timeout": None, "max
 def test_channel_layer_redis_url_defaults_to_pubsub() -> None:
     default = env.channel_layers("redis://cache.internal:6380/2")["default"]
     assert default == {
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "BACKEND": "ludo_site.layers.RedisPubSubChannelLayer",
         "CONFIG": {"hosts": [HOST], "prefix": "ludo:asgi"},
     }
     assert env.channel_layers("redis://cache.internal:6380/2", "") == {"default": default}
@@ -176,7 +176,7 @@ def test_channel_layer_pubsub_or_core_by_name() -> None:
         "RedisPubSubChannelLayer"
     )
     core = env.channel_layers(url, "core")["default"]
-    assert core["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert core["BACKEND"] == "ludo_site.layers.RedisChannelLayer"
     # The core layer drops a message past its capacity (100 by default) on one channel.
     assert core["CONFIG"] == {"hosts": [HOST], "capacity": 1000, "prefix": "ludo:asgi"}
     with pytest.raises(ValueError, match="CHANNEL_LAYER must be one of core, pubsub"):

@@ -34,12 +34,12 @@ def test_channel_layer_follows_redis_url() -> None:
         assert (
             backend
             == {
-                "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
-                "core": "channels_redis.core.RedisChannelLayer",
+                "pubsub": "ludo_site.layers.RedisPubSubChannelLayer",
+                "core": "ludo_site.layers.RedisChannelLayer",
             }[kind.strip().lower()]
         )
     else:
-        assert backend == "channels.layers.InMemoryChannelLayer"
+        assert backend == "ludo_site.layers.InMemoryChannelLayer"
 
 
 def test_celery_broker_follows_redis_url() -> None:

@@ -154,9 +154,9 @@ def test_replay_of_a_finished_match_reveals_the_seed_and_every_step(client: Clie
     assert isinstance(config, dict)
     assert config["proof"]["server_seed"] == match.server_seed
     assert config["proof"]["commitment"] == match.commitment
-    frames = config["frames"]
-    assert frames[0]["title"] == "The start" and len(frames) >= 2
-    assert any("is out" in w for f in frames for w in f["words"])
+    words, said = config["words"], config["steps"]["said"]
+    assert words[said[0][0]] == "The start" and len(said) >= 2
+    assert any("is out" in words[w] for step in said for w in step)
 
 
 def test_party_options_from_the_create_forms(client: Client) -> None:
