@@ -48,7 +48,11 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 
 class TournamentError(ServiceError):
-    """A refused entry, withdrawal or creation; ``code`` as in `games.match.errors`."""
+    """A refused entry, withdrawal or creation; ``code`` as in `games.match.errors`, or
+    ``not_entered`` (withdrawing from an event one is not in), ``finished`` (the event is
+    over)."""
+
+    codes = ServiceError.codes | {"not_entered", "finished"}
 
 
 def table_size(t: Tournament) -> int:
