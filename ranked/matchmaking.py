@@ -51,6 +51,7 @@ from games.match.errors import ServiceError, said
 from games.match.selectors import ranked_seat_in_play
 from games.models import Match, Status
 
+from . import holds
 from .models import Entry, Queue, Rating
 from .ratings import MU, QUEUE_RULES, SIGMA, ordinal
 
@@ -94,9 +95,10 @@ def lobby_group(user_id: int) -> str:
 class QueueError(ServiceError):
     """A refused join or cancel; ``code`` as in `games.match.errors`, ``message`` for a person
     (and ``suspended``: a moderator's ranked suspension; ``unreliable``: reliability below
-    ``RANKED_MIN_RELIABILITY``)."""
+    ``RANKED_MIN_RELIABILITY``; ``too_new`` and ``held``: `ranked.holds`, sanction
+    evasion)."""
 
-    codes = ServiceError.codes | {"suspended", "unreliable"}
+    codes = ServiceError.codes | {"suspended", "unreliable", "too_new", "held"}
 
 
 # Said to a guest (or a visitor) who asks for a ranked queue.
@@ -139,6 +141,11 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
         )
     if ranked and is_guest(user):
         raise QueueError("forbidden", ACCOUNTS_ONLY)
+    if ranked:
+        try:
+            holds.check(user, ip)  # a new hold is kept though the join is refused
+        except holds.HoldError as e:
+            raise QueueError(e.code, e.said) from e
     with transaction.atomic():
         me = (
             get_user_model()
