@@ -103,6 +103,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # Player-chosen text printed isolated on every page (`|bdi`, `|isolated`).
+            "builtins": ["accounts.templatetags.player_text"],
         },
     },
 ]
