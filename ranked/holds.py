@@ -5,9 +5,9 @@ that has finished `RANKED_MIN_CASUAL_GAMES` casual games or is `RANKED_MIN_ACCOU
 old (`newcomer_refusal`). And an account seen at an address of an account under a ranked
 suspension (the desk's own reading of addresses, `disputes.addresses`: audit entries and seats,
 the join's address too; the server's loopback never links) is held for a moderator instead of
-queued (`check`): a `Hold` the fair-play desk shows, which a moderator decides (`decide`):
-allowed, or kept out while that suspension lasts. Devices are not linked: the seats' device
-hint is a browser family, shared by thousands.
+queued (`check`; tournament entry too): a `Hold` the fair-play desk shows, which a moderator
+decides (`decide`): allowed, or kept out while that suspension lasts. Devices are not linked:
+the seats' device hint is a browser family, shared by thousands.
 
 The one writer of `ranked.models.Hold`; each write audited.
 """
@@ -128,6 +128,24 @@ def check(user: Any, ip: str | None = None) -> None:
                 extra={"linked": linked, "address": address},
             )
     raise HoldError("held", said(HELD))
+
+
+def refusal(user: Any) -> HoldError | None:
+    """What `check` would refuse, read only from what is stored (no new link is looked for):
+    for pages that say whether a player may enter ranked play (a tournament's entry)."""
+    too_new = newcomer_refusal(user)
+    if too_new is not None:
+        return too_new
+    for hold in Hold.objects.filter(user_id=user.pk):
+        if hold.decided_at is None:
+            return HoldError("held", said(HELD))
+        if hold.decision == Hold.Decision.KEPT and (
+            Sanction.objects.filter(
+                in_force(), user_id=hold.linked_id, kind=Sanction.Kind.SUSPENSION
+            ).exists()
+        ):
+            return HoldError("held", said(KEPT))
+    return None
 
 
 def open_holds() -> list[Hold]:

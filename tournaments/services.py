@@ -36,6 +36,7 @@ from games import services as match_services
 from games.clocks.timing import scaled
 from games.match.errors import ServiceError
 from games.models import Match, Mode, Seat, Status
+from ranked import holds
 from ranked.models import Rating
 from ranked.ratings import MU, QUEUE_RULES, SIGMA, ordinal
 
@@ -203,11 +204,19 @@ def _fair_play_refusal(user: Any) -> str | None:
             "Your reliability is %(figure)s: ranked play needs %(least)d%%. Finish your "
             "casual matches to raise it."
         ) % {"figure": record.shown, "least": reliability.ranked_min()}
-    return None
+    evasion = holds.refusal(user)  # a new account, or one held for a moderator
+    return evasion.text() if evasion is not None else None
 
 
 def join(*, code: str, user: Any, ip: str | None = None) -> Player:
-    """Enter an event, or come back to it after pausing or withdrawing. Audited."""
+    """Enter an event, or come back to it after pausing or withdrawing. Audited. An account
+    linked to one under a ranked suspension is held for a moderator, as in the ranked queues
+    (`ranked.holds.check`)."""
+    if getattr(user, "is_authenticated", False) and not is_guest(user):
+        try:
+            holds.check(user, ip)
+        except holds.HoldError as e:
+            raise TournamentError("forbidden", e.text()) from e
     with transaction.atomic():
         t = _locked(code)
         player = Player.objects.filter(tournament=t, user_id=user.pk).first()

@@ -104,7 +104,7 @@ def test_an_account_at_a_suspended_accounts_address_is_held_for_a_moderator() ->
     desk = Client()
     desk.force_login(mod)
     page = desk.get("/fairplay/desk/").content.decode()
-    assert f'data-held="{second.username}"' in page and f"@{evader.username}" in page
+    assert f'data-held="{second.username}"' in page and f"@<bdi>{evader.username}</bdi>" in page
     desk.post(f"/fairplay/desk/holds/{hold.pk}/", {"decision": "allow"})
     hold.refresh_from_db()
     assert hold.decision == Hold.Decision.ALLOWED and hold.decided_by == mod
@@ -140,3 +140,47 @@ def test_the_servers_own_address_links_nobody() -> None:
         moderator=mod, user=evader, kind=Sanction.Kind.SUSPENSION, reason="Boosting", days=30
     )
     assert join_ranked(account(), "127.0.0.1").status_code == 200
+
+
+def test_tournament_entry_holds_the_same_accounts() -> None:
+    """Tournament games are ranked matches: a new account, or one at a suspended account's
+    address, is refused entry as the queues refuse it (and the link makes the same hold)."""
+    from tournaments import services as tournaments
+
+    event = tournaments.create(
+        name="Evasion arena",
+        kind="arena",
+        queue="duel",
+        starts_at=timezone.now() + timedelta(hours=1),
+        minutes=30,
+    )
+    mod, evader = moderator(), account()
+    matchmaking.join(user=evader, queue="duel", ranked=False, ip=EVADER_ADDRESS)
+    matchmaking.cancel(user=evader)
+    fairplay.sanction(
+        moderator=mod, user=evader, kind=Sanction.Kind.SUSPENSION, reason="Boosting", days=30
+    )
+    second = account()
+    with pytest.raises(tournaments.TournamentError) as refused:
+        tournaments.join(code=event.code, user=second, ip=EVADER_ADDRESS)
+    assert "moderator looks at it" in refused.value.message
+    assert Hold.objects.filter(user=second, linked=evader).exists()
+    # The event's page says so too, read from the stored hold.
+    assert "moderator looks at it" in (tournaments.entry_refusal(event, second) or "")
+
+
+def test_tournament_entry_waits_for_a_new_account(settings: Any) -> None:
+    from tournaments import services as tournaments
+
+    settings.RANKED_MIN_ACCOUNT_DAYS = 2
+    event = tournaments.create(
+        name="Newcomers' arena",
+        kind="arena",
+        queue="duel",
+        starts_at=timezone.now() + timedelta(hours=1),
+        minutes=30,
+    )
+    with pytest.raises(tournaments.TournamentError) as refused:
+        tournaments.join(code=event.code, user=account(days=0))
+    assert "casual games" in refused.value.message
+    assert tournaments.join(code=event.code, user=account(days=3)).status == "active"
