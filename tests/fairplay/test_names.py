@@ -93,7 +93,7 @@ def test_look_alikes_by_unicodes_table_are_refused(name: str) -> None:
     assert passes_for_the_site(name)
 
 
-def test_the_look_alike_list_is_the_reviews_twenty_nine() -> None:
+def test_the_look_alikes_are_all_different() -> None:
     assert len(set(LOOK_ALIKES)) == 29
 
 
