@@ -3,18 +3,22 @@ that no person may pass for one of the site's bots or for its staff.
 
 Bots sit at the table as ``Kai, medium bot`` (`games.match.selectors.seat_name`) and moderators
 act as the site; a human seat named ``BOT`` or ``Moderator (staff)`` would pass for either. A
-name is refused when, once folded (`fold`: compatibility forms, accents dropped, case-folded,
-look-alike letters and digits read as the letters they imitate, invisible characters removed),
-one of its words is a reserved word (bot, moderator, admin, staff and their plurals), the whole
-name run together is one (``B.O.T``, ``s t a f f``), or it holds a bot's level or name followed
-by "bot" (``mediumbot``, ``KaiBot``).
+name is refused when it holds a character that changes how it reads without being seen (a bidi
+control such as U+202E, any other format character, a blank letter), or when, once folded
+(`fold`: compatibility forms, accents dropped, case-folded, look-alikes read as the letters they
+imitate by Unicode's confusables table and the site's own for digits and signs), one of its
+words is a reserved word (bot, moderator, admin, staff and their plurals), the whole name run
+together is one (``B.O.T``, ``s t a f f``), it holds a bot's level or name followed by "bot"
+(``mediumbot``, ``KaiBot``), or a bot's name followed by a level (``Kai, medium``).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
+from confusable_homoglyphs.confusables import confusables_data
 from django import forms
 from django.utils.translation import gettext as _
 
@@ -66,13 +70,66 @@ _SEPARATORS = re.compile(r"[^\w@$|!+]+|_+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
+# Joiners that scripts need inside words (Bengali, Hindi, Urdu...): kept in a name, but read
+# as nothing when it is folded. Every other format or invisible character is refused.
+_JOINERS = frozenset("\u200c\u200d")
+# Letters and signs that show nothing, though Unicode calls them letters or spaces.
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f\u180e")
+
+
+def hidden_characters(text: str) -> bool:
+    """Whether `text` holds a character that changes how the rest reads without being seen:
+    bidi controls (U+202E turns ``tob muidem ,iaK`` into "Kai, medium bot"), other format
+    characters, controls, private-use and blank letters. The joiners scripts need pass."""
+    for c in text:
+        if c in _JOINERS:
+            continue
+        if c in _BLANKS or unicodedata.category(c) in ("Cf", "Cc", "Co", "Cs", "Cn", "Zl", "Zp"):
+            return True
+    return False
+
+
+@cache
+def _skeleton(c: str) -> str:
+    """The ASCII letter or digit `c` is confusable with, by Unicode's confusables table
+    (through confusable_homoglyphs): the nearest one, following the table's look-alikes and
+    the case of each (small capital ``ᴅ`` -> Cherokee ``ꭰ`` -> ``Ꭰ`` -> ``D``); `c` itself
+    when none is near."""
+    if c.isascii():
+        return c
+    # The small capitals the table leaves out (ꜰ, ɪ, ɴ) read as their letters, by name.
+    name = unicodedata.name(c, "")
+    if name.startswith("LATIN LETTER SMALL CAPITAL ") and len(name) == 28:
+        return name[-1].lower()
+    seen, frontier = {c}, [c]
+    for _step in range(4):
+        found: list[str] = []
+        nxt: list[str] = []
+        for node in frontier:
+            steps = [h["c"] for h in confusables_data.get(node, ())]
+            steps += [node.upper(), node.lower()]
+            for s in steps:
+                if len(s) != 1 or s in seen:
+                    continue
+                seen.add(s)
+                if s.isascii() and s.isalnum():
+                    found.append(s)
+                nxt.append(s)
+        if found:
+            return min(found, key=lambda s: (not s.isalpha(), s.casefold()))
+        frontier = nxt
+    return c
+
+
 def fold(text: str) -> str:
     """`text` as it reads: compatibility forms unified (fullwidth, ligatures), accents and
-    invisible characters dropped, case-folded, look-alikes mapped to the letters they imitate.
-    Two names that fold alike look alike."""
+    invisible characters dropped, case-folded, look-alikes mapped to the letters they imitate
+    (Unicode's confusables, then the digits and signs people use for letters). Two names
+    that fold alike look alike."""
     decomposed = unicodedata.normalize("NFKD", text)
     kept = "".join(c for c in decomposed if unicodedata.category(c) not in ("Mn", "Me", "Cf", "Cc"))
-    return kept.casefold().translate(LOOK_ALIKES)
+    plain = "".join(_skeleton(c) for c in kept)
+    return unicodedata.normalize("NFKD", plain).casefold().translate(LOOK_ALIKES)
 
 
 def words(text: str) -> list[str]:
@@ -95,6 +152,8 @@ def words(text: str) -> list[str]:
 
 
 _BOT_STEMS = tuple(fold(n) for n in (*BOTS, *BOT_NAMES, "computer", "ai", "cpu"))
+_BOT_NAMES = tuple(fold(n) for n in BOT_NAMES)
+_LEVELS = tuple(fold(n) for n in BOTS)
 
 
 def passes_for_the_site(text: str) -> bool:
@@ -106,12 +165,25 @@ def passes_for_the_site(text: str) -> bool:
     together = re.sub(r"[^a-z]", "", fold(text))
     if together in RESERVED:
         return True
-    return any(f"{stem}bot" in together for stem in _BOT_STEMS)
+    if any(f"{stem}bot" in together for stem in _BOT_STEMS):
+        return True
+    # A bot's name then a level ("Kai, medium"): the room would show it beside "bot".
+    said = [w for w in words(text) if w.isalpha()]
+    return any(a in _BOT_NAMES and b in _LEVELS for a, b in zip(said, said[1:], strict=False))
 
 
 def check_name(text: str) -> str:
-    """`text`, or a `ValidationError` (code ``reserved_name``) when it passes for a bot or
-    for staff. Every form that sets a name calls this."""
+    """`text`, or a `ValidationError`: code ``hidden_characters`` when it holds characters
+    that change how it reads without being seen (`hidden_characters`), ``reserved_name``
+    when it passes for a bot or for staff. Every form that sets a name calls this."""
+    if hidden_characters(text):
+        raise forms.ValidationError(
+            _(
+                "Choose another name: names may not hold invisible characters or ones that "
+                "reverse the text around them."
+            ),
+            code="hidden_characters",
+        )
     if passes_for_the_site(text):
         raise forms.ValidationError(
             _(

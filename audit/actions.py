@@ -45,6 +45,8 @@ MATCH_CHAIN_ANCHORED = "match.chain_anchored"
 QUEUE_JOINED = "queue.joined"
 QUEUE_LEFT = "queue.left"
 QUEUE_MATCHED = "queue.matched"
+QUEUE_HELD = "queue.held"
+QUEUE_HOLD_DECIDED = "queue.hold_decided"
 
 # Disputes
 DISPUTE_OPENED = "dispute.opened"
@@ -131,6 +133,11 @@ ACTIONS: list[tuple[str | Promise, list[tuple[str, str | Promise]]]] = [
             (QUEUE_JOINED, gettext_lazy("Joined a ranked queue")),
             (QUEUE_LEFT, gettext_lazy("Left a ranked queue")),
             (QUEUE_MATCHED, gettext_lazy("Matched from a queue")),
+            (
+                QUEUE_HELD,
+                gettext_lazy("Ranked play held for a moderator: linked to a suspended account"),
+            ),
+            (QUEUE_HOLD_DECIDED, gettext_lazy("Held ranked play decided by a moderator")),
         ],
     ),
     (

@@ -20,6 +20,15 @@ def blocked_pairs(user_ids: Collection[int]) -> set[frozenset[int]]:
     return {frozenset(pair) for pair in rows.values_list("blocker_id", "blocked_id")}
 
 
+def blocks_among(user_ids: Collection[int]) -> set[tuple[int, int]]:
+    """The blocks among `user_ids`, as (blocker, blocked): the pairing needs to know who made
+    a block (that one sits out when the two would meet)."""
+    if len(user_ids) < 2:
+        return set()
+    rows = Block.objects.filter(blocker_id__in=user_ids, blocked_id__in=user_ids)
+    return set(rows.values_list("blocker_id", "blocked_id"))
+
+
 def blocked_by(user: Any) -> set[int]:
     """The users `user` blocked (whose reactions they do not see)."""
     if user is None or not getattr(user, "is_authenticated", False):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -15,6 +16,7 @@ from accounts.rights import is_moderator, moderators
 from audit import actions
 from audit import services as audit
 from audit.clock import db_now
+from audit.models import AuditEntry
 from games.match.errors import ServiceError
 from games.models import Mode, Seat, Status
 from games.services import seat_protect_rating, seat_unprotect_rating
@@ -33,6 +35,8 @@ class FairPlayError(ServiceError):
         "appealed",
         "no_moderator",
         "conflict",
+        "too_many_blocks",
+        "blocking_too_fast",
     }
 
 
@@ -51,13 +55,17 @@ def _lock(*user_ids: int) -> None:
 
 def block(*, user: Any, other: Any, ip: str | None = None) -> Block:
     """`user` blocks `other`: they are not matched together again, and `user` no longer
-    sees `other`'s reactions. Blocking twice is one block."""
+    sees `other`'s reactions. Blocking twice is one block. A block is a player's own
+    protection, not a way to pick opponents: an account holds at most `BLOCKS_MAX` and makes
+    at most `BLOCKS_PER_HOUR` an hour (`_check_block_limits`)."""
     if not getattr(user, "is_authenticated", False):
         raise FairPlayError("forbidden", _("Sign in to block a player"))
     if other.pk == user.pk:
         raise FairPlayError("blocked_self", _("You cannot block yourself"))
     with transaction.atomic():
         _lock(user.pk, other.pk)
+        if not Block.objects.filter(blocker_id=user.pk, blocked_id=other.pk).exists():
+            _check_block_limits(user)
         made, created = Block.objects.get_or_create(blocker_id=user.pk, blocked_id=other.pk)
         if created:
             audit.record(
@@ -68,6 +76,30 @@ def block(*, user: Any, other: Any, ip: str | None = None) -> Block:
                 extra={"blocked": other.pk},
             )
     return made
+
+
+def _check_block_limits(user: Any) -> None:
+    """Under the blocker's lock: the cap on blocks held, and the blocks made in the last hour
+    (read from the audit log, so unblocking and blocking again still counts)."""
+    most = settings.BLOCKS_MAX
+    if Block.objects.filter(blocker_id=user.pk).count() >= most:
+        raise FairPlayError(
+            "too_many_blocks",
+            _("You can block at most %(most)d players: unblock one before blocking another")
+            % {"most": most},
+        )
+    hourly = settings.BLOCKS_PER_HOUR
+    made = AuditEntry.objects.filter(
+        action=actions.PLAYER_BLOCKED,
+        actor_id=user.pk,
+        event_time__gte=db_now() - timedelta(hours=1),
+    ).count()
+    if made >= hourly:
+        raise FairPlayError(
+            "blocking_too_fast",
+            _("You blocked %(count)d players in the last hour: wait a while before blocking more")
+            % {"count": made},
+        )
 
 
 def unblock(*, user: Any, other: Any, ip: str | None = None) -> bool:

@@ -17,4 +17,5 @@ urlpatterns = [
     path("desk/players/<int:user_id>/sanction/", views.sanction, name="sanction"),
     path("desk/players/<int:user_id>/close/", views.close_reports, name="close"),
     path("desk/appeals/<int:pk>/", views.decide, name="decide"),
+    path("desk/holds/<int:pk>/", views.decide_hold, name="decide-hold"),
 ]

@@ -21,6 +21,7 @@ from audit import services as audit
 from disputes.record import record
 from games.models import Match
 from moderation.conflicts import Conflicts, conflicts_about
+from ranked import holds
 
 from . import leads, reliability, selectors, services
 from .forms import AppealForm, DecideForm, ReportForm, SanctionForm
@@ -145,6 +146,7 @@ def desk(request: HttpRequest) -> HttpResponse:
     context = {
         "groups": [g for g in groups if g["player"].pk in clear],
         "appeals": selectors.appeals_for(request.user),
+        "holds": _holds_for(request.user),
     }
     return render(request, "fairplay/desk.html", context)
 
@@ -268,3 +270,31 @@ def decide(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("fairplay:desk")
     context = {"sanction": given, "form": form}
     return render(request, "fairplay/decide.html", context, status=400 if form.errors else 200)
+
+
+# ---------------------------------------------------------------------------- held accounts
+
+
+def _holds_for(moderator: User) -> list[Any]:
+    """Accounts held out of ranked play for a moderator (sanction evasion, `ranked.holds`),
+    but none this moderator is part of."""
+    return [h for h in holds.open_holds() if moderator.pk not in (h.user_id, h.linked_id)]
+
+
+@login_required
+@require_POST
+def decide_hold(request: HttpRequest, pk: int) -> HttpResponse:
+    """A moderator lets a held account play ranked, or keeps it out while the linked
+    account's suspension lasts."""
+    _moderator(request)
+    allow = request.POST.get("decision") == "allow"
+    try:
+        holds.decide(moderator=request.user, hold_id=pk, allow=allow, ip=client_ip(request))
+    except holds.HoldError as refused:
+        messages.error(request, refused.text())
+    else:
+        messages.success(
+            request,
+            _("The account may play ranked.") if allow else _("The account stays out of ranked."),
+        )
+    return redirect("fairplay:desk")

@@ -103,6 +103,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # Player-chosen text printed isolated on every page (`|bdi`, `|isolated`).
+            "builtins": ["accounts.templatetags.player_text"],
         },
     },
 ]
@@ -230,6 +232,14 @@ GUESTS_PER_IP = int(os.environ.get("GUESTS_PER_IP") or 30)
 RELIABILITY_MIN_MATCHES = int(os.environ.get("RELIABILITY_MIN_MATCHES") or 5)
 RELIABILITY_POOR_BELOW = int(os.environ.get("RELIABILITY_POOR_BELOW") or 80)
 RANKED_MIN_RELIABILITY = int(os.environ.get("RANKED_MIN_RELIABILITY") or 50)
+# Sanction evasion (ranked.holds): ranked play needs an account that has finished this many
+# casual games or is this many days old (0 days: no such condition).
+RANKED_MIN_CASUAL_GAMES = int(os.environ.get("RANKED_MIN_CASUAL_GAMES") or 3)
+RANKED_MIN_ACCOUNT_DAYS = int(os.environ.get("RANKED_MIN_ACCOUNT_DAYS") or 2)
+# Blocks (fairplay.services.block): how many one account may hold at once, and make in an hour
+# (unblocking and blocking again counts again).
+BLOCKS_MAX = int(os.environ.get("BLOCKS_MAX") or 50)
+BLOCKS_PER_HOUR = int(os.environ.get("BLOCKS_PER_HOUR") or 10)
 ROOMS_WAITING_PER_PLAYER = int(os.environ.get("ROOMS_WAITING_PER_PLAYER") or 10)
 ROOMS_PER_PLAYER_HOUR = int(os.environ.get("ROOMS_PER_PLAYER_HOUR") or 60)
 SOCKETS_PER_SESSION = int(os.environ.get("SOCKETS_PER_SESSION") or 12)

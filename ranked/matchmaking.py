@@ -51,6 +51,7 @@ from games.match.errors import ServiceError, said
 from games.match.selectors import ranked_seat_in_play
 from games.models import Match, Status
 
+from . import holds
 from .models import Entry, Queue, Rating
 from .ratings import MU, QUEUE_RULES, SIGMA, ordinal
 
@@ -94,9 +95,10 @@ def lobby_group(user_id: int) -> str:
 class QueueError(ServiceError):
     """A refused join or cancel; ``code`` as in `games.match.errors`, ``message`` for a person
     (and ``suspended``: a moderator's ranked suspension; ``unreliable``: reliability below
-    ``RANKED_MIN_RELIABILITY``)."""
+    ``RANKED_MIN_RELIABILITY``; ``too_new`` and ``held``: `ranked.holds`, sanction
+    evasion)."""
 
-    codes = ServiceError.codes | {"suspended", "unreliable"}
+    codes = ServiceError.codes | {"suspended", "unreliable", "too_new", "held"}
 
 
 # Said to a guest (or a visitor) who asks for a ranked queue.
@@ -139,6 +141,11 @@ def join(*, user: Any, queue: str, ranked: bool = True, ip: str | None = None) -
         )
     if ranked and is_guest(user):
         raise QueueError("forbidden", ACCOUNTS_ONLY)
+    if ranked:
+        try:
+            holds.check(user, ip)  # a new hold is kept though the join is refused
+        except holds.HoldError as e:
+            raise QueueError(e.code, e.said) from e
     with transaction.atomic():
         me = (
             get_user_model()
@@ -303,7 +310,7 @@ def groups(
     size: int,
     *,
     ranked: bool,
-    apart: Collection[frozenset[int]] = (),
+    blocks: Collection[tuple[int, int]] = (),
 ) -> list[list[Waiting]]:
     """Who plays whom: longest waiter first, each with the nearest ratings within their window
     (the longest waiter's window is the widest); one who finds too few stays free to join a
@@ -311,43 +318,60 @@ def groups(
     waiter has waited `bot_after` seconds, the players there are (fewer than a table) sit down
     with bots in the empty seats: a group shorter than `size`. Within the reach, players of
     the anchor's reliability (poor or not, `Waiting.poor`) come first, so the poor meet each
-    other first; no group holds a pair of users in `apart` (a block)."""
+    other first.
+
+    Blocks (`blocks`: (blocker, blocked) user ids) keep a pair apart and change nobody else's
+    match: a group is chosen as if there were no blocks, and when it holds a blocked pair,
+    whoever made the block sits this sweep out (the next sweep finds them their next natural
+    match; never a weaker player out of turn), and the group is chosen again without them."""
     order = sorted(waiting, key=lambda w: (w.entry.joined_at, w.entry.pk))
+    blocked: dict[int, set[int]] = {}
+    for blocker, other in blocks:
+        blocked.setdefault(blocker, set()).add(other)
     made: list[list[Waiting]] = []
     taken: set[int] = set()
+    resting: set[int] = set()  # user ids: blocked someone their group held
     for anchor in order:
-        if anchor.entry.pk in taken:
-            continue
-        free = [w for w in order if w.entry.pk not in taken and w is not anchor]
-        if ranked:
-            reach, at = anchor.reach, anchor.entry.ordinal
-            near = sorted(
-                (w for w in free if abs(w.entry.ordinal - at) <= reach),
-                key=lambda w, at=at, poor=anchor.poor: (
-                    w.poor != poor,
-                    abs(w.entry.ordinal - at),
-                ),
-            )
-        else:
-            near = sorted(free, key=lambda w, poor=anchor.poor: w.poor != poor)  # stable
-        chosen: list[Waiting] = []
-        for w in near:
-            if len(chosen) == size - 1:
-                break
-            if any(
-                frozenset((w.entry.user_id, c.entry.user_id)) in apart for c in [anchor, *chosen]
-            ):
-                continue
-            chosen.append(w)
-        if len(chosen) >= size - 1:
-            group = [anchor, *chosen]
-        elif not ranked and anchor.waited >= bot_after():
-            group = [anchor, *chosen]  # bots fill the rest
-        else:
-            continue  # nobody near enough yet: a later waiter may take them in
-        made.append(group)
-        taken.update(w.entry.pk for w in group)
+        while anchor.entry.pk not in taken and anchor.entry.user_id not in resting:
+            group = _group(anchor, order, size, ranked=ranked, taken=taken, resting=resting)
+            if group is None:
+                break  # nobody near enough yet: a later waiter may take them in
+            users = {w.entry.user_id for w in group}
+            out = {u for u in users if blocked.get(u, set()) & (users - {u})}
+            if not out:
+                made.append(group)
+                taken.update(w.entry.pk for w in group)
+            resting |= out
     return made
+
+
+def _group(
+    anchor: Waiting,
+    order: Sequence[Waiting],
+    size: int,
+    *,
+    ranked: bool,
+    taken: set[int],
+    resting: set[int],
+) -> list[Waiting] | None:
+    """The anchor's table among those still free, blocks aside (see `groups`)."""
+    free = [
+        w
+        for w in order
+        if w.entry.pk not in taken and w.entry.user_id not in resting and w is not anchor
+    ]
+    if ranked:
+        reach, at = anchor.reach, anchor.entry.ordinal
+        near = sorted(
+            (w for w in free if abs(w.entry.ordinal - at) <= reach),
+            key=lambda w: (w.poor != anchor.poor, abs(w.entry.ordinal - at)),
+        )
+    else:
+        near = sorted(free, key=lambda w: w.poor != anchor.poor)  # stable
+    chosen = near[: size - 1]
+    if len(chosen) >= size - 1 or (not ranked and anchor.waited >= bot_after()):
+        return [anchor, *chosen]  # short of a table: bots fill the rest
+    return None
 
 
 def sweep_all() -> int:
@@ -387,12 +411,13 @@ def _sweep(queue: str, ranked: bool) -> int:
             return 0
         now = db_now()
         ids = [e.user_id for e in rows]
-        # Fair play (fairplay): blocks keep pairs apart; reliability orders the choice, so it
-        # is read only when there is a choice (more waiting than one table).
+        # Fair play (fairplay): blocks keep pairs apart (the blocker waits, `groups`);
+        # reliability orders the choice, so it is read only when there is a choice (more
+        # waiting than one table).
         poor = reliability.poor_players(ids) if len(rows) > size else set()
-        apart = fair_selectors.blocked_pairs(ids)
+        blocks = fair_selectors.blocks_among(ids)
         waiting = [Waiting(e, (now - e.joined_at).total_seconds(), e.user_id in poor) for e in rows]
-        for group in groups(waiting, size, ranked=ranked, apart=apart):
+        for group in groups(waiting, size, ranked=ranked, blocks=blocks):
             match = _seat(group, rules=rules, size=size, ranked=ranked)
             if match is not None:
                 made.append((match, [w.entry.user_id for w in group]))

@@ -101,3 +101,38 @@ class Entry(models.Model):
     def __str__(self) -> str:
         kind = "ranked" if self.ranked else "casual"
         return f"{self.user} in {self.queue} ({kind}): {self.state}"
+
+
+class Hold(models.Model):
+    """A ranked join held for a moderator (sanction evasion): the account was seen at an
+    address of an account suspended from ranked play. Only `ranked.holds` writes these rows.
+    Open until a moderator decides: ``allowed`` (the account plays ranked; the link to that
+    suspended account holds it no more) or ``kept`` (it stays out of ranked play while that
+    suspension lasts)."""
+
+    class Decision(models.TextChoices):
+        ALLOWED = "allowed", _("Allowed")
+        KEPT = "kept", _("Kept out")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ranked_holds"
+    )
+    linked = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )  # the suspended account
+    ip = models.GenericIPAddressField()  # an address both were seen at
+    created_at = models.DateTimeField(db_default=Now())
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decision = models.CharField(max_length=8, choices=Decision.choices, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "linked"], name="hold_once_per_link")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} held (linked to {self.linked}): {self.decision or 'open'}"

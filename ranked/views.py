@@ -133,7 +133,14 @@ def quick_page(request: HttpRequest) -> HttpResponse:
 
 
 def _refused(request: HttpRequest, error: matchmaking.QueueError, back: str) -> HttpResponse:
-    codes = {"forbidden": 403, "suspended": 403, "unreliable": 403, "ranked_busy": 409}
+    codes = {
+        "forbidden": 403,
+        "suspended": 403,
+        "unreliable": 403,
+        "too_new": 403,
+        "held": 403,
+        "ranked_busy": 409,
+    }
     status = {**codes, "too_many_guests": 429}.get(error.code, 400)
     if _wants_json(request):
         return JsonResponse({"error": error.as_dict()}, status=status)

@@ -113,6 +113,13 @@ def _no_report_at_end(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_newcomer_gate(settings: Any) -> None:
+    """Tests make accounts and queue them for ranked play at once; the newcomer condition
+    (`ranked.holds.newcomer_refusal`) is tested where it is set."""
+    settings.RANKED_MIN_ACCOUNT_DAYS = 0
+
+
+@pytest.fixture(autouse=True)
 def _no_pass_pause(settings: Any) -> None:
     """Players and bots act at once after a roll no pawn could use, and a player who missed
     two party turns gets no window to take the seat back, except where a test sets them

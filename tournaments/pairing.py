@@ -19,10 +19,9 @@ Tie-breaks (`standings`)
 Arena pairing (`pair_arena`)
   The free players (not paused, not in a game) in order of score, then rating, best first;
   each table takes the next players in that order, skipping one who would make the table a
-  repeat of the last table of any player at it (an immediate rematch), or that a block
-  keeps away from someone already at it (fair play: never, not even as a last resort).
-  Whoever is left over waits for the next pairing. Linear in the players (each looks ahead
-  at most `LOOKAHEAD`).
+  repeat of the last table of any player at it (an immediate rematch). Blocks do not change
+  that order (see "Blocks" below). Whoever is left over waits for the next pairing. Linear
+  in the players (each looks ahead at most `LOOKAHEAD`).
 
 Swiss pairing
   Duels (`pair_swiss_duels`): the Monrad system with backtracking: players ordered by score,
@@ -34,24 +33,23 @@ Swiss pairing
   players without a bye (count mod four) get byes; then consecutive tables of four, a player
   swapped with the next table's when a table would repeat one already played.
 
-Blocks in Swiss (fair play, issue 33)
-  A blocked pair (either side's block, `SwissPlayer.apart`) is never seated at one table,
-  not even as a last resort, as in the arena. Duels: the search first looks for a pairing
-  with no rematch and no blocked pair, then (when none is found) for one with no blocked
-  pair, rematches allowed, unmet partners tried first; both complete pairings, so when any
-  pairing keeps every blocked pair apart within the budget, one is used. When none does
-  (two players left who blocked each other), the nearest partners are taken in order and
-  whoever is left with nobody they may meet sits the round out (`Pairing.unpaired`): no
-  game, no points, no bye. Tables of four: a table holding a blocked pair swaps a player
-  with another table (the later tables first, the lowest-ordered players first) so that
-  neither table holds a blocked pair nor repeats a table played before, then allowing a
-  repeat; a table no swap can mend sits the round out whole (its players in `unpaired`).
+Blocks (fair play)
+  A block keeps its pair apart and costs nobody else anything. Every pairing is first made
+  as if there were no blocks (a player's `blocked` is whom they blocked; either side's block
+  keeps the pair apart); then, at each table holding a blocked pair, whoever made the block
+  sits out (`Pairing.unpaired` in Swiss: no game, no points, no bye; waits for the next
+  pairing in an arena), and the table's other players are not punished for it: in Swiss
+  each gets a bye; in an arena they are paired, by the same rule, with whoever else was
+  left over, or wait.
+  Every other table is exactly the table it would have been without any block: blocking the
+  strongest players never brings a blocker weaker ones out of turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 ARENA = "arena"
 SWISS = "swiss"
@@ -160,7 +158,20 @@ class ArenaPlayer:
     score: int
     rating: float
     last_table: frozenset[int] = frozenset()  # the players of their last game, them included
-    apart: frozenset[int] = frozenset()  # players a block keeps away from them (either side's)
+    blocked: frozenset[int] = frozenset()  # the players they blocked
+
+
+class _Blocking(Protocol):
+    @property
+    def user(self) -> int: ...
+    @property
+    def blocked(self) -> frozenset[int]: ...
+
+
+def _blockers(table: Sequence[_Blocking]) -> set[int]:
+    """Who at `table` blocked someone else at it (both, when each blocked the other)."""
+    users = {p.user for p in table}
+    return {p.user for p in table if p.blocked & (users - {p.user})}
 
 
 def _repeats(table: Sequence[ArenaPlayer]) -> bool:
@@ -168,13 +179,29 @@ def _repeats(table: Sequence[ArenaPlayer]) -> bool:
     return any(p.last_table == users for p in table)
 
 
-def _kept_apart(table: Sequence[ArenaPlayer], player: ArenaPlayer) -> bool:
-    """Whether a block keeps `player` away from someone already at the table."""
-    return any(p.user in player.apart or player.user in p.apart for p in table)
-
-
 def pair_arena(free: Sequence[ArenaPlayer], size: int) -> list[list[int]]:
-    """Tables of `size` from the free players (see the module's note); user ids, best first."""
+    """Tables of `size` from the free players (see the module's note); user ids, best first.
+    A table a block breaks: its blockers wait, its other players are paired with whoever
+    else no table seated (by this same rule) or wait; every other table stands as made."""
+    by_user = {p.user: p for p in free}
+    tables: list[list[int]] = []
+    waiting: set[int] = set()
+    for table in _arena_tables(free, size):
+        out = _blockers([by_user[u] for u in table])
+        if out:
+            waiting.update(out)
+        else:
+            tables.append(table)
+    if waiting:
+        # Whoever no table seated, the blockers aside: fewer players each time round.
+        seated = {u for table in tables for u in table}
+        left = [p for p in free if p.user not in seated and p.user not in waiting]
+        tables.extend(pair_arena(left, size))
+    return tables
+
+
+def _arena_tables(free: Sequence[ArenaPlayer], size: int) -> list[list[int]]:
+    """The tables as they would be without any block."""
     order = sorted(free, key=lambda p: (-p.score, -p.rating, p.user))
     taken = [False] * len(order)
     tables: list[list[int]] = []
@@ -192,9 +219,7 @@ def pair_arena(free: Sequence[ArenaPlayer], size: int) -> list[list[int]]:
             if not taken[j]:
                 looked += 1
                 candidate = [*table, order[j]]
-                if _kept_apart(table, order[j]):
-                    pass  # a block: never at one table, however long they wait
-                elif len(candidate) < size or not _repeats(candidate):
+                if len(candidate) < size or not _repeats(candidate):
                     table.append(order[j])
                     picked.append(j)
             j += 1
@@ -220,11 +245,7 @@ class SwissPlayer:
     met: frozenset[int] = frozenset()  # everyone they have sat at a table with
     byes: int = 0
     tables: frozenset[frozenset[int]] = frozenset()  # every table they have played at
-    apart: frozenset[int] = frozenset()  # players a block keeps away from them (either side's)
-
-
-def _swiss_apart(one: SwissPlayer, two: SwissPlayer) -> bool:
-    return two.user in one.apart or one.user in two.apart
+    blocked: frozenset[int] = frozenset()  # the players they blocked
 
 
 def swiss_order(players: Iterable[SwissPlayer]) -> list[SwissPlayer]:
@@ -245,41 +266,58 @@ class Pairing:
     tables: list[list[int]]
     byes: list[int]
     rematches: int = 0
-    unpaired: list[int] = field(default_factory=list)  # kept apart by blocks: sit out
+    unpaired: list[int] = field(default_factory=list)  # blocked a table-mate: sit out, no bye
+
+
+def _apply_blocks(made: Pairing, players: Sequence[SwissPlayer]) -> Pairing:
+    """The round's pairing made without regard to blocks, with each table holding a blocked
+    pair broken up: its blockers sit out (no bye), its other players get a bye."""
+    by_user = {p.user: p for p in players}
+    kept: list[list[int]] = []
+    for table in made.tables:
+        out = _blockers([by_user[u] for u in table])
+        if not out:
+            kept.append(table)
+            continue
+        made.unpaired.extend(u for u in table if u in out)
+        made.byes.extend(u for u in table if u not in out)
+        made.rematches -= _is_rematch([by_user[u] for u in table])
+    made.tables = kept
+    return made
+
+
+def _is_rematch(table: Sequence[SwissPlayer]) -> bool:
+    if len(table) == 2:
+        return table[1].user in table[0].met
+    return _played_before(table)
 
 
 def pair_swiss_duels(players: Sequence[SwissPlayer], budget: int = BACKTRACK_BUDGET) -> Pairing:
     """One Swiss round of duels (Monrad with backtracking; see the module's note)."""
+    return _apply_blocks(_swiss_duels(players, budget), players)
+
+
+def _swiss_duels(players: Sequence[SwissPlayer], budget: int) -> Pairing:
     order, byes = _take_byes(swiss_order(players), len(players) % 2)
     found = _monrad(order, budget, rematches=False)
     if found is not None:
         return Pairing(found, byes, 0)
+    met = {p.user: p.met for p in order}
     found = _monrad(order, budget, rematches=True)
-    if found is not None:
-        met = {p.user: p.met for p in order}
-        return Pairing(found, byes, sum(b in met[a] for a, b in found))
-    # No pairing keeps every blocked pair apart (or the search ran out): nearest first,
-    # never a blocked pair, a rematch only where no other partner is free.
-    tables: list[list[int]] = []
-    left = list(order)
-    rematches = 0
-    unpaired: list[int] = []
-    while left:
-        first = left.pop(0)
-        allowed = [i for i, p in enumerate(left) if not _swiss_apart(first, p)]
-        if not allowed:
-            unpaired.append(first.user)
-            continue
-        pick = next((i for i in allowed if left[i].user not in first.met), allowed[0])
-        other = left.pop(pick)
-        rematches += other.user in first.met
-        tables.append([first.user, other.user])
-    return Pairing(tables, byes, rematches, unpaired)
+    if found is None:
+        # The search ran out: nearest first, a rematch only where no other partner is free.
+        found = []
+        left = list(order)
+        while left:
+            first = left.pop(0)
+            pick = next((i for i, p in enumerate(left) if p.user not in first.met), 0)
+            found.append([first.user, left.pop(pick).user])
+    return Pairing(found, byes, sum(b in met[a] for a, b in found))
 
 
 def _monrad(order: list[SwissPlayer], budget: int, *, rematches: bool) -> list[list[int]] | None:
-    """A complete pairing of `order` by depth-first search, nearest partner first: never a
-    blocked pair; no rematch unless `rematches` (then unmet partners are tried first)."""
+    """A complete pairing of `order` by depth-first search, nearest partner first: no
+    rematch unless `rematches` (then unmet partners are tried first)."""
     steps = 0
 
     def partners(first: SwissPlayer, rest: list[SwissPlayer]) -> list[int]:
@@ -297,12 +335,9 @@ def _monrad(order: list[SwissPlayer], budget: int, *, rematches: bool) -> list[l
             steps += 1
             if steps > budget:
                 return None
-            other = rest[i]
-            if _swiss_apart(first, other):
-                continue
             tail = search(rest[:i] + rest[i + 1 :])
             if tail is not None:
-                return [[first.user, other.user], *tail]
+                return [[first.user, rest[i].user], *tail]
         return None
 
     return search(order)
@@ -313,40 +348,27 @@ def pair_swiss_tables(players: Sequence[SwissPlayer], size: int = 4) -> Pairing:
     order, byes = _take_byes(swiss_order(players), len(players) % size)
     tables = [order[i : i + size] for i in range(0, len(order), size)]
     for t in range(len(tables)):
-        if not _played_before(tables[t]) and not _holds_blocked(tables[t]):
-            continue
-        mended = _swap_mends(tables, t, size, allow_repeat=False)
-        if not mended and _holds_blocked(tables[t]):
-            _swap_mends(tables, t, size, allow_repeat=True)
-    unpaired = [p.user for table in tables if _holds_blocked(table) for p in table]
-    played = [table for table in tables if not _holds_blocked(table)]
-    repeats = sum(_played_before(table) for table in played)
-    return Pairing([[p.user for p in table] for table in played], byes, repeats, unpaired)
+        if _played_before(tables[t]):
+            _swap_mends(tables, t, size)
+    repeats = sum(_played_before(table) for table in tables)
+    made = Pairing([[p.user for p in table] for table in tables], byes, repeats)
+    return _apply_blocks(made, players)
 
 
-def _swap_mends(tables: list[list[SwissPlayer]], t: int, size: int, *, allow_repeat: bool) -> bool:
+def _swap_mends(tables: list[list[SwissPlayer]], t: int, size: int) -> bool:
     """Swap one player of table `t` with one of another table (the later tables first, then
-    the earlier) so that neither holds a blocked pair, nor (unless `allow_repeat`) repeats
-    a table played before. Whether a swap was made."""
+    the earlier) so that neither repeats a table played before. Whether a swap was made."""
     others = [*range(t + 1, len(tables)), *range(t - 1, -1, -1)]
     for u in others:
         for a in range(size - 1, -1, -1):
             for b in range(size):
                 one = [*tables[t][:a], tables[u][b], *tables[t][a + 1 :]]
                 two = [*tables[u][:b], tables[t][a], *tables[u][b + 1 :]]
-                if _holds_blocked(one) or _holds_blocked(two):
+                if _played_before(one) or _played_before(two):
                     continue
-                if not allow_repeat and (_played_before(one) or _played_before(two)):
-                    continue
-                if allow_repeat and _played_before(two) and not _played_before(tables[u]):
-                    continue  # mend this table without breaking one that was fine
                 tables[t], tables[u] = one, two
                 return True
     return False
-
-
-def _holds_blocked(table: Sequence[SwissPlayer]) -> bool:
-    return any(_swiss_apart(p, q) for i, p in enumerate(table) for q in table[i + 1 :])
 
 
 def _played_before(table: Sequence[SwissPlayer]) -> bool:

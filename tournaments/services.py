@@ -36,6 +36,7 @@ from games import services as match_services
 from games.clocks.timing import scaled
 from games.match.errors import ServiceError
 from games.models import Match, Mode, Seat, Status
+from ranked import holds
 from ranked.models import Rating
 from ranked.ratings import MU, QUEUE_RULES, SIGMA, ordinal
 
@@ -48,7 +49,11 @@ CODE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 
 class TournamentError(ServiceError):
-    """A refused entry, withdrawal or creation; ``code`` as in `games.match.errors`."""
+    """A refused entry, withdrawal or creation; ``code`` as in `games.match.errors`, or
+    ``not_entered`` (withdrawing from an event one is not in), ``finished`` (the event is
+    over)."""
+
+    codes = ServiceError.codes | {"not_entered", "finished"}
 
 
 def table_size(t: Tournament) -> int:
@@ -199,11 +204,19 @@ def _fair_play_refusal(user: Any) -> str | None:
             "Your reliability is %(figure)s: ranked play needs %(least)d%%. Finish your "
             "casual matches to raise it."
         ) % {"figure": record.shown, "least": reliability.ranked_min()}
-    return None
+    evasion = holds.refusal(user)  # a new account, or one held for a moderator
+    return evasion.text() if evasion is not None else None
 
 
 def join(*, code: str, user: Any, ip: str | None = None) -> Player:
-    """Enter an event, or come back to it after pausing or withdrawing. Audited."""
+    """Enter an event, or come back to it after pausing or withdrawing. Audited. An account
+    linked to one under a ranked suspension is held for a moderator, as in the ranked queues
+    (`ranked.holds.check`)."""
+    if getattr(user, "is_authenticated", False) and not is_guest(user):
+        try:
+            holds.check(user, ip)
+        except holds.HoldError as e:
+            raise TournamentError("forbidden", e.text()) from e
     with transaction.atomic():
         t = _locked(code)
         player = Player.objects.filter(tournament=t, user_id=user.pk).first()
@@ -282,7 +295,8 @@ def fair_play_blocked(user_ids: Iterable[int]) -> set[int]:
     """THE place where pairing consults fair play: the ids among `user_ids` that may not be
     paired now (a ranked suspension in force, issue 33). Blocks between two players are kept
     apart by the pairing itself: the arena's (`free_arena_players`) and the Swiss rounds'
-    (`start_round`) pass each player's blocked partners (`_apart`) to `tournaments.pairing`."""
+    (`start_round`) pass whom each player blocked (`_blocked`) to `tournaments.pairing`,
+    which sits the blocker out when the two would meet."""
     return fairplay_selectors.suspended(list(user_ids))
 
 
@@ -527,24 +541,22 @@ def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
     )
     ids = [p[0] for p in players]
     blocked = fair_play_blocked(ids) | playing_elsewhere(ids)
-    apart = _apart(ids)
+    blocks = _blocked(ids)
     return [
         pairing.ArenaPlayer(
-            user, score, rating, frozenset(last_table), frozenset(apart.get(user, ()))
+            user, score, rating, frozenset(last_table), frozenset(blocks.get(user, ()))
         )
         for user, score, rating, last_table in players
         if user not in blocked
     ]
 
 
-def _apart(ids: list[int]) -> dict[int, set[int]]:
-    """Who a block keeps away from whom among `ids` (either side's block)."""
-    apart: dict[int, set[int]] = {}
-    for pair in fairplay_selectors.blocked_pairs(ids):
-        one, two = tuple(pair)
-        apart.setdefault(one, set()).add(two)
-        apart.setdefault(two, set()).add(one)
-    return apart
+def _blocked(ids: list[int]) -> dict[int, set[int]]:
+    """Whom each of `ids` blocked among `ids`."""
+    blocked: dict[int, set[int]] = {}
+    for blocker, other in fairplay_selectors.blocks_among(ids):
+        blocked.setdefault(blocker, set()).add(other)
+    return blocked
 
 
 def playing_elsewhere(user_ids: Sequence[int]) -> set[int]:
@@ -586,7 +598,7 @@ def start_round(t: Tournament, now: datetime) -> int:
     players = Player.objects.filter(tournament=t, status=Player.Status.ACTIVE)
     ids = [p.user_id for p in players if p.user_id not in busy]
     blocked = fair_play_blocked(ids)
-    apart = _apart(ids)
+    blocks = _blocked(ids)
     rating = {p.user_id: p.rating for p in players}
     swiss = [
         pairing.SwissPlayer(
@@ -597,7 +609,7 @@ def start_round(t: Tournament, now: datetime) -> int:
             met=frozenset(met.get(u, ())),
             byes=rows[u].byes if u in rows else 0,
             tables=frozenset(tables.get(u, ())),
-            apart=frozenset(apart.get(u, ())),
+            blocked=frozenset(blocks.get(u, ())),
         )
         for u in ids
         if u not in blocked
@@ -606,7 +618,7 @@ def start_round(t: Tournament, now: datetime) -> int:
     made = pairing.pair_swiss_duels(swiss) if size == 2 else pairing.pair_swiss_tables(swiss, size)
     if made.unpaired:
         log.info(
-            "tournament %s round %s: kept apart by blocks, sit out: %s",
+            "tournament %s round %s: blocked a table-mate, sit out: %s",
             t.code,
             t.round,
             made.unpaired,

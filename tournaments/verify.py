@@ -8,11 +8,19 @@ seats' places, the audit entries); it must be a ranked match without bots, seati
 the game's players; its result comes from the verified places (none if the match is void).
 The standings are computed again from those results (`tournaments.pairing.standings`) and
 every published row (score, games, wins, streak, byes, Buchholz, rank) must equal them.
+
+The page serves `verified`: the report made once per change of the event (its games, their
+matches' revisions, the published rows), kept in the cache, so an anonymous visitor cannot
+make the server re-verify every game on each request; the command recomputes every time.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+
+from django.core.cache import cache
+from django.db import connection
 
 from games.match.verify import verify_match
 from games.models import Mode, Status
@@ -111,4 +119,37 @@ def verify_tournament(t: Tournament) -> Report:
                     f"player row {player.pk} (user {row.user}): published {name} "
                     f"{getattr(player, name)}, recomputed {want[name]}"
                 )
+    return report
+
+
+VERIFIED_FOR = 7 * 24 * 3600  # seconds a report is kept; a change makes a new one at once
+
+
+def fingerprint(t: Tournament) -> str:
+    """What the report depends on, in one cheap read: every game (status, places, its match's
+    status and revision) and every published row. Any change to the event changes it."""
+    games = list(
+        Game.objects.filter(tournament=t)
+        .order_by("pk")
+        .values_list(
+            "pk", "status", "places", "users", "match_id", "match__status", "match__revision"
+        )
+    )
+    rows = list(
+        Player.objects.filter(tournament=t)
+        .order_by("user_id")
+        .values_list("user_id", *services.PUBLISHED)
+    )
+    seen = repr((connection.settings_dict["NAME"], t.pk, t.code, t.state, games, rows))
+    return hashlib.sha256(seen.encode()).hexdigest()
+
+
+def verified(t: Tournament) -> Report:
+    """The event's report as of its last change: made once per change, then served from the
+    cache."""
+    key = f"tournament-verify:{t.pk}:{fingerprint(t)}"
+    report = cache.get(key)
+    if not isinstance(report, Report):
+        report = verify_tournament(t)
+        cache.set(key, report, VERIFIED_FOR)
     return report

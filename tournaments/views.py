@@ -21,7 +21,7 @@ from games.match.errors import ServiceError
 from . import services
 from .models import Game, Kind, Player, State, Tournament
 from .selectors import standings_data
-from .verify import verify_tournament
+from .verify import verified
 
 GAMES_SHOWN = 30
 
@@ -149,7 +149,7 @@ def tournament_withdraw(request: HttpRequest, code: str) -> HttpResponse:
 @require_GET
 def tournament_verify(request: HttpRequest, code: str) -> HttpResponse:
     t = _event(code)
-    report = verify_tournament(t)
+    report = verified(t)  # once per change of the event, not per request
     names = dict(Player.objects.filter(tournament=t).values_list("user_id", "user__username"))
     return render(
         request,

@@ -213,6 +213,25 @@ def _str_list(value: Any, name: str) -> list[str]:
     return list(value)
 
 
+def _bots(value: Any) -> dict[str, Any] | list[int] | None:
+    """``"bots"``: a list of corners, or an object from corners to levels (a level may be
+    null: the default one); anything else (a null corner, a corner that is no number) is a
+    bad request, not a crash in the service."""
+    wrong = ApiError("bad_request", '"bots" maps corners (numbers) to bot levels')
+    if value is None:
+        return None
+    if isinstance(value, list):
+        if not all(isinstance(c, int) and not isinstance(c, bool) for c in value):
+            raise wrong
+        return value
+    if isinstance(value, dict):
+        for corner, level in value.items():
+            if not str(corner).isdigit() or not (level is None or isinstance(level, str)):
+                raise wrong
+        return value
+    raise wrong
+
+
 @api("POST", auth=True)
 def matches(request: HttpRequest) -> HttpResponse:
     data = _body(request)
@@ -221,9 +240,7 @@ def matches(request: HttpRequest) -> HttpResponse:
         raise ApiError("bad_request", 'Send "ruleset" and "mode"')
     if not isinstance(players, int) or isinstance(players, bool):
         raise ApiError("bad_request", '"players" must be a number from 2 to 4')
-    bots = data.get("bots")
-    if bots is not None and not isinstance(bots, dict | list):
-        raise ApiError("bad_request", '"bots" maps corners to bot levels')
+    bots = _bots(data.get("bots"))
     match = services.match_create(
         ruleset=ruleset,
         players=players,

@@ -62,6 +62,7 @@ function seats() {
     const name = document.createElement("span");
     name.className = "seat-name";
     name.textContent = s.name;
+    name.dir = "auto"; // a player's own name: isolated from the page around it
     li.appendChild(name);
     ul.appendChild(li);
   }

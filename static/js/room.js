@@ -97,12 +97,13 @@ const OUT_REASONS = { resigned: gettext("resigned"), timeout: gettext("timeout")
 
 const LEVEL_NAMES = { beginner: gettext("Beginner"), easy: gettext("Easy"), medium: gettext("Medium"), hard: gettext("Hard"), greedy: gettext("Greedy"), expert: gettext("Expert") };
 
-// A seat's name to read: a person's name as it is, a bot's told in the page's language.
+// A person's name isolated, its bidi controls dropped; a bot's in the page's language.
+const isolate = (t) => (t = String(t || "").replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "")) && `\u2068${t}\u2069`;
 function shownName(seat) {
   // (English keeps the wire's own words: "Kai, medium bot".)
   if (seat && seat.bot && seat.bot_name && seat.level && PAGE_LANG !== "en") return fmt(gettext("%(name)s, %(level)s bot"), { name: seat.bot_name, level: LEVEL_NAMES[seat.level] || seat.level });
   if (seat && seat.guest_tag && PAGE_LANG !== "en") return fmt(gettext("Guest %(tag)s"), { tag: seat.guest_tag });
-  return seat ? seat.name : "";
+  return seat ? (seat.bot ? seat.name : isolate(seat.name)) : "";
 }
 
 function seatName(corner) {

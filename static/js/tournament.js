@@ -36,6 +36,7 @@
       const a = document.createElement("a");
       a.href = `/players/${encodeURIComponent(r.username)}/`;
       a.textContent = r.name;
+      a.dir = "auto"; // a player's own name: isolated from the page around it
       who.appendChild(a);
       if (r.status !== "active") {
         const tag = document.createElement("span");
@@ -66,7 +67,11 @@
       const li = document.createElement("li");
       const a = document.createElement("a");
       a.href = g.url;
-      a.textContent = g.players.join(" – ");
+      g.players.forEach((p, i) => {
+        const name = document.createElement("bdi");
+        name.textContent = p;
+        a.append(...(i ? [" – ", name] : [name]));
+      });
       li.appendChild(a);
       frag.appendChild(li);
     }

@@ -78,7 +78,7 @@ def test_a_refused_sign_up_leaves_the_guest_as_it_was(client: Client) -> None:
         {"username": unique("bad"), "password1": "short", "password2": "short", "terms": "on"},
     ).content.decode()
     assert "too short" in html
-    assert f"Playing as <strong>{guest.display_name}</strong>" in html
+    assert f"Playing as <strong><bdi>{guest.display_name}</bdi></strong>" in html
     guest.refresh_from_db()
     assert guest.username.startswith("guest-") and not guest.has_usable_password()
 
@@ -134,7 +134,7 @@ def test_the_sign_in_page_tells_a_guest_how_to_keep_their_games(client: Client) 
     assert "move to your account" not in client.get("/accounts/login/").content.decode()
     guest, _ = practise(client)
     html = client.get("/accounts/login/").content.decode()
-    assert f"You are playing as {guest.display_name}." in html
+    assert f"You are playing as <bdi>{guest.display_name}</bdi>." in html
     assert "move to your account" in html
 
 

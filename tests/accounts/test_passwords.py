@@ -82,7 +82,7 @@ def test_change_password(client: Client, make_user: Callable[..., User]) -> None
     user.refresh_from_db()
     assert user.check_password(NEW) and not user.check_password(PASSWORD)
     # Still signed in on this device (the session hash is updated).
-    assert f"Signed in as <strong>{user}</strong>" in signed_in(client)
+    assert f"Signed in as <strong><bdi>{user}</bdi></strong>" in signed_in(client)
     entry = AuditEntry.objects.filter(action="user.password_changed").last()
     assert entry is not None and entry.actor_id == user.pk
 

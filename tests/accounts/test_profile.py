@@ -40,7 +40,7 @@ def test_ratings_per_queue_with_uncertainty_and_provisional_mark(
     finish(ranked_match("classic", [ann, bob]), [bob, ann])
 
     html = client.get(f"/players/{ann.username}/").content.decode()
-    assert "<h1>Ann</h1>" in html and f"@{ann.username}" in html
+    assert "<h1><bdi>Ann</bdi></h1>" in html and f"@<bdi>{ann.username}</bdi>" in html
     duel = Rating.objects.get(user=ann, queue="duel")
     classic = Rating.objects.get(user=ann, queue="classic-2")
     assert duel.games == 3 and not duel.provisional and classic.provisional
@@ -74,7 +74,7 @@ def test_history_newest_first_with_replays_and_rating_changes(
     html = client.get(f"/players/{ann.username}/").content.decode()
     codes = re.findall(r'href="/r/([A-Z0-9]+)/replay/"', html)
     assert codes == [second.code, first.code]
-    assert f'<a href="/players/{bob.username}/">Bob</a>' in html
+    assert f'<a href="/players/{bob.username}/"><bdi>Bob</bdi></a>' in html
     outcomes = re.findall(r'<span class="outcome[^"]*">([^<]+)</span>', html)
     assert outcomes == ["Won", "2nd of 2 (left)"]
     change = second.seats.get(user=ann).rating_change

@@ -79,6 +79,7 @@ STACK_SETTINGS = {
     "SIGN_UPS_PER_IP": "1000",
     "GUESTS_PER_IP": "1000",
     "ROOMS_PER_PLAYER_HOUR": "1000",
+    "RANKED_MIN_ACCOUNT_DAYS": "0",  # fresh accounts play ranked at once
     "LUDO_PASS_PAUSE": "0",  # as on the embedded server: a test that waits for it says so
 }
 
@@ -136,6 +137,7 @@ def embedded(folder: Path, *, setup: str = "", **settings: str) -> Iterator[tupl
         SIGN_UPS_PER_IP="1000",  # every browser signs up from 127.0.0.1
         GUESTS_PER_IP="1000",  # and every browser's guest comes from there too
         ROOMS_PER_PLAYER_HOUR="1000",
+        RANKED_MIN_ACCOUNT_DAYS="0",  # fresh accounts play ranked at once
         **settings,
     )
     env.setdefault("LUDO_PASS_PAUSE", "0")  # a test that waits for it says so

@@ -69,3 +69,53 @@ def test_a_guest_cannot_block_and_nobody_blocks_themselves() -> None:
     client.force_login(guest)
     client.post(reverse("fairplay:block", args=[ann.username]))
     assert not Block.objects.exists()
+
+
+def _blocker_and_others(n: int) -> tuple[User, list[User]]:
+    blocker = User.objects.create(username="blocks-a-lot")
+    return blocker, [User.objects.create(username=f"blocked{i}") for i in range(n)]
+
+
+def test_blocks_are_capped(settings: object) -> None:
+    """A block is a player's protection, not a way to pick opponents: an account holds at
+    most BLOCKS_MAX; unblocking one makes room for another."""
+    from fairplay import services
+
+    settings.BLOCKS_MAX = 3  # type: ignore[attr-defined]
+    blocker, others = _blocker_and_others(4)
+    for other in others[:3]:
+        services.block(user=blocker, other=other)
+    services.block(user=blocker, other=others[0])  # blocking twice is one block: no refusal
+    with pytest.raises(services.FairPlayError) as refused:
+        services.block(user=blocker, other=others[3])
+    assert refused.value.code == "too_many_blocks"
+    assert Block.objects.filter(blocker=blocker).count() == 3
+    services.unblock(user=blocker, other=others[0])
+    services.block(user=blocker, other=others[3])
+
+
+def test_blocks_are_rate_limited_and_unblocking_does_not_reset_it(settings: object) -> None:
+    from fairplay import services
+
+    settings.BLOCKS_PER_HOUR = 2  # type: ignore[attr-defined]
+    blocker, others = _blocker_and_others(2)
+    services.block(user=blocker, other=others[0])
+    services.unblock(user=blocker, other=others[0])
+    services.block(user=blocker, other=others[0])
+    services.unblock(user=blocker, other=others[0])
+    with pytest.raises(services.FairPlayError) as refused:
+        services.block(user=blocker, other=others[1])
+    assert refused.value.code == "blocking_too_fast"
+    assert not Block.objects.filter(blocker=blocker).exists()
+
+
+def test_a_refused_block_is_told_in_the_readers_language(settings: object) -> None:
+    settings.BLOCKS_MAX = 1  # type: ignore[attr-defined]
+    blocker, others = _blocker_and_others(2)
+    client = Client(HTTP_ACCEPT_LANGUAGE="fr")
+    client.force_login(blocker)
+    client.post(reverse("fairplay:block", args=[others[0].username]))
+    page = client.post(reverse("fairplay:block", args=[others[1].username]), follow=True)
+    text = page.content.decode()
+    assert "Vous pouvez bloquer au plus 1 joueurs" in text
+    assert not Block.objects.filter(blocked=others[1]).exists()

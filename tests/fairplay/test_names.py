@@ -35,7 +35,88 @@ REFUSED = [
     "Administrator",
     "bòt",  # an accent on the o
 ]
-ALLOWED = ["Robot", "Abbott", "Alice", "Robin Hood", "badminton", "Staffordshire", "Kai", "Zoë"]
+ALLOWED = [
+    "Robot",
+    "Abbott",
+    "Alice",
+    "Robin Hood",
+    "badminton",
+    "Staffordshire",
+    "Kai",
+    "Zoë",
+    "Noor Hardy",
+    "Борис",
+    "محمد",
+    "राहुल",
+    "রাহুল\u200dদাস",  # a joiner Bengali may need stays allowed
+    "Ştefan",
+    "İlker",
+]
+
+# Look-alikes of bot, staff, moderator and admin, and bots' names with a level: each one
+# shown in a room or a list would pass for the site.
+LOOK_ALIKES = [
+    "ʙᴏᴛ",  # Latin small capitals
+    "ꓐꓳꓔ",  # Lisu
+    "Ꮪtaff",  # Cherokee
+    "ᴍᴏᴅᴇʀᴀᴛᴏʀ",
+    "Kai, medium",
+    "Noor (expert)",
+    "Sasha hard",
+    "Robin · easy",
+    "ꜱᴛᴀꜰꜰ",
+    "ᴀᴅᴍɪɴ",
+    "ᏴOᎢ",  # Cherokee B and T
+    "Ꭺdmin",  # Cherokee A
+    "ꓢꓔꓮꓝꓝ",  # Lisu
+    "ΒΟΤ",  # Greek capitals
+    "𝐁𝐎𝐓",  # mathematical bold
+    "𝔟𝔬𝔱",  # fraktur
+    "Ⓑⓞⓣ",  # circled
+    "ⅿod",  # a Roman numeral for the m
+    "𝓂𝑜𝒹",  # mathematical script and italic
+    "bᴏt",
+    "ʙot",
+    "Mоd",  # a Cyrillic o
+    "ѕᴛаff",  # Cyrillic and small capitals mixed
+    "ɑdmin",  # a Latin alpha
+    "ᗷOT",  # Canadian syllabics
+    "Ᏼot",  # Cherokee
+    "ꜱtaff",
+    "ᴍod",
+    "sᴛaff",
+]
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_look_alikes_by_unicodes_table_are_refused(name: str) -> None:
+    assert passes_for_the_site(name)
+
+
+def test_the_look_alikes_are_all_different() -> None:
+    assert len(set(LOOK_ALIKES)) == 29
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u202etob muidem ,iaK",  # reads "Kai, medium bot" on screen
+        "Ann\u202e",
+        "\u2066Ann\u2069",  # an isolate
+        "An\u200fn",  # a right-to-left mark
+        "Ann\u3164",  # a Hangul filler: a letter that shows nothing
+        "\u2800",
+        "Ann\u00ad",  # a soft hyphen
+    ],
+)
+def test_names_with_hidden_characters_are_refused(name: str) -> None:
+    from django import forms
+
+    from accounts.names import check_name
+
+    with pytest.raises(forms.ValidationError) as refused:
+        check_name(name)
+    assert refused.value.code == "hidden_characters"
 
 
 @pytest.mark.parametrize("name", REFUSED)

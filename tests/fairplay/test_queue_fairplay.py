@@ -57,13 +57,29 @@ def waiting(pk: int, waited: float, *, poor: bool = False) -> Waiting:
 def test_groups_never_hold_a_blocked_pair() -> None:
     w = [waiting(1, 30), waiting(2, 20), waiting(3, 10), waiting(4, 5)]
     assert [[x.entry.pk for x in g] for g in groups(w, 2, ranked=True)] == [[1, 2], [3, 4]]
-    apart = {frozenset((1, 2)), frozenset((3, 1))}
-    made = [[x.entry.pk for x in g] for g in groups(w, 2, ranked=True, apart=apart)]
-    assert made == [[1, 4], [2, 3]]
-    made = [[x.entry.pk for x in g] for g in groups(w, 2, ranked=False, apart=apart)]
-    assert made == [[1, 4], [2, 3]]
+    blocks = {(1, 2), (1, 3)}
+    made = [[x.entry.pk for x in g] for g in groups(w, 2, ranked=True, blocks=blocks)]
+    assert made == [[2, 3]]  # 1 waits; 2 meets the next one; 4 waits for a partner
+    made = [[x.entry.pk for x in g] for g in groups(w, 2, ranked=False, blocks=blocks)]
+    assert made == [[2, 3]]
     # Nobody left to meet: 1 waits rather than meet whom they blocked.
-    assert groups(w[:2], 2, ranked=True, apart=apart) == []
+    assert groups(w[:2], 2, ranked=True, blocks=blocks) == []
+
+
+def test_blocking_the_strongest_brings_no_weaker_partner_out_of_turn() -> None:
+    """Ordinals 0, 1, 2, 9 (a window wide enough for all): the longest waiter, who blocked
+    the nearest rating, does not take the next nearest out of turn; they wait, and the rest
+    meet as they would have without the block."""
+    w = [waiting(1, 300), waiting(2, 20), waiting(3, 10), waiting(4, 5)]
+    for x, at in zip(w, (0.0, 1.0, 2.0, 9.0), strict=True):
+        x.entry.ordinal = at
+    plain = [[x.entry.pk for x in g] for g in groups(w, 2, ranked=True)]
+    assert plain == [[1, 2], [3, 4]]
+    made = [[x.entry.pk for x in g] for g in groups(w, 2, ranked=True, blocks={(1, 2)})]
+    assert made == [[2, 3]]  # 1 rests this sweep; 2 (blocked, no fault) is not left out
+    # The blocked side's block is the same for the pair, but then 2 is the one who waits.
+    made = [[x.entry.pk for x in g] for g in groups(w, 2, ranked=True, blocks={(2, 1)})]
+    assert made == [[1, 3]]
 
 
 def test_poor_reliability_meets_poor_first() -> None:

@@ -100,6 +100,6 @@ def test_the_figure_on_the_profile_in_the_room_and_the_queue() -> None:
     room = duel(a, b, ranked=False)
     page = other.get(reverse("room", args=[room.code])).content.decode()
     assert 'id="seat-reliability"' in page
-    assert f"{b.shown_name}: 0%" in page and f"{a.shown_name}: 100%" in page
+    assert f"<bdi>{b.shown_name}</bdi>: 0%" in page and f"<bdi>{a.shown_name}</bdi>: 100%" in page
     queue = client.get(reverse("play-quick")).content.decode()
     assert 'id="my-reliability"' in queue and "0%" in queue

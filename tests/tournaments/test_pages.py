@@ -138,3 +138,102 @@ def test_admin_creates_an_audited_event(make_users: Callable[[int], list[User]])
     assert len(t.code) == 6 and t.created_by == boss and t.rounds == 4
     entry = AuditEntry.objects.get(action=actions.TOURNAMENT_CREATED)
     assert entry.extra_data["code"] == t.code
+
+
+def test_withdrawing_from_an_event_one_is_not_in_is_a_coded_refusal(
+    make_users: Callable[[int], list[User]],
+) -> None:
+    (a,) = make_users(1)
+    t = event()
+    r = signed_in(a).post(f"/tournaments/{t.code}/withdraw", headers={"Accept": "application/json"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "not_entered"
+    r = signed_in(a).post(f"/tournaments/{t.code}/withdraw", follow=True)
+    assert r.status_code == 200 and "You are not in this tournament" in r.content.decode()
+
+
+def test_verify_page_verifies_once_per_change_of_the_event(
+    make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
+) -> None:
+    """An anonymous visitor cannot make the server re-verify every game on each request: the
+    second visit reads no match event; a change of the event makes a new report."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    a, b = make_users(2)
+    t = event(name="Cached arena")
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    (game,) = playing(t)
+    finish_game(game, [a.pk, b.pk], django_capture_on_commit_callbacks)
+
+    def visit() -> tuple[str, list[str]]:
+        with CaptureQueriesContext(connection) as seen:
+            page = Client().get(f"/tournaments/{t.code}/verify/").content.decode()
+        return page, [q["sql"] for q in seen.captured_queries]
+
+    page, first = visit()
+    assert 'data-ok="1"' in page
+    assert any("games_matchevent" in q for q in first)  # verified: the match's events read
+    page, again = visit()
+    assert 'data-ok="1"' in page
+    assert not any("games_matchevent" in q for q in again) and len(again) < len(first) / 3
+    Player.objects.filter(tournament=t, user=b).update(score=7)  # a change of the event
+    page, changed = visit()
+    assert 'data-ok="0"' in page and any("games_matchevent" in q for q in changed)
+
+
+def test_verify_tournament_prints_names(
+    make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
+) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    a, b = make_users(2)
+    t = event()
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    (game,) = playing(t)
+    finish_game(game, [a.pk, b.pk], django_capture_on_commit_callbacks)
+    out = io.StringIO()
+    call_command("verify_tournament", t.code, stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith(f"#1 {a.username}: ") and lines[1].startswith(f"#2 {b.username}: ")
+
+
+def test_moderators_make_events_in_the_admin(make_users: Callable[[int], list[User]]) -> None:
+    """The README says moderators make events in the admin: the moderators group has the
+    rights (a data migration), and what they make is checked and audited as ever."""
+    from django.contrib.auth.models import Group
+
+    from disputes.models import MODERATORS
+
+    (mod,) = make_users(1)
+    mod.is_staff = True
+    mod.save()
+    mod.groups.add(Group.objects.get(name=MODERATORS))
+    client = signed_in(mod)
+    assert client.get("/admin/tournaments/tournament/add/").status_code == 200
+    start = db_now() + timedelta(hours=2)
+    r = client.post(
+        "/admin/tournaments/tournament/add/",
+        {
+            "name": "Moderators' arena",
+            "kind": "arena",
+            "queue": "duel",
+            "starts_at_0": start.strftime("%Y-%m-%d"),
+            "starts_at_1": start.strftime("%H:%M:%S"),
+            "minutes": "30",
+            "rounds": "0",
+            "min_games": "0",
+            "min_account_days": "0",
+            "players-TOTAL_FORMS": "0",
+            "players-INITIAL_FORMS": "0",
+        },
+    )
+    assert r.status_code == 302, r.content.decode()[:2000]
+    made = Tournament.objects.get(name="Moderators' arena")
+    assert made.created_by == mod
+    assert AuditEntry.objects.filter(action=actions.TOURNAMENT_CREATED).exists()

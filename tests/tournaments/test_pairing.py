@@ -53,20 +53,22 @@ def test_arena_table_of_four_is_not_the_same_table_again() -> None:
     assert tables == [[1, 2, 3, 5]]  # 4 waits with nobody: never the same four again
 
 
-def test_arena_never_seats_a_blocked_pair_together() -> None:
-    """Fair play (issue 33): 1 blocked 2, so the best-placed two do not meet; with only the
-    two of them free they wait, even where a rematch rule alone would let them play."""
+def test_arena_block_sits_the_blocker_out_and_changes_no_other_table() -> None:
+    """1 blocked 2, the best-placed two: 1 waits rather than take 3 (a weaker player out of
+    turn), 2 is paired with whoever else is left over, and 3-4 stand as they were."""
     free = [
-        ArenaPlayer(1, 9, 0.0, apart=frozenset({2})),
-        ArenaPlayer(2, 8, 0.0, apart=frozenset({1})),
-        ArenaPlayer(3, 1, 0.0),
-        ArenaPlayer(4, 0, 0.0),
+        ArenaPlayer(1, 9, 0.0, blocked=frozenset({2})),
+        ArenaPlayer(2, 8, 0.0),
+        ArenaPlayer(3, 5, 0.0),
+        ArenaPlayer(4, 4, 0.0),
+        ArenaPlayer(5, 1, 0.0),
     ]
-    assert pair_arena(free, 2) == [[1, 3], [2, 4]]
-    assert pair_arena(free[:2], 2) == []
-    four = [ArenaPlayer(u, 10 - u, 0.0) for u in (1, 2, 3, 4)]
-    four[3] = ArenaPlayer(4, 6, 0.0, apart=frozenset({1}))
-    assert pair_arena([*four, ArenaPlayer(5, 0, 0.0)], 4) == [[1, 2, 3, 5]]
+    assert pair_arena(free, 2) == [[3, 4], [2, 5]]
+    assert pair_arena(free[:2], 2) == []  # only the two of them: neither plays
+    # At a table of four, whoever blocked waits; the others sit with the next free player.
+    four = [ArenaPlayer(u, 10 - u, 0.0) for u in range(1, 10)]
+    four[3] = ArenaPlayer(4, 6, 0.0, blocked=frozenset({1}))
+    assert pair_arena(four, 4) == [[5, 6, 7, 8], [1, 2, 3, 9]]
 
 
 def test_arena_pairs_everyone_of_a_thousand_once() -> None:
@@ -189,72 +191,83 @@ def test_swiss_tables_avoid_a_table_played_before() -> None:
 # ---------------------------------------------------------------------------- Swiss and blocks
 
 
-def _apart(pairs: list[tuple[int, int]], u: int) -> frozenset[int]:
-    """Who a block keeps away from `u` (the services pass either side's block so)."""
-    return frozenset({b for a, b in pairs if a == u} | {a for a, b in pairs if b == u})
+def _blocked(pairs: list[tuple[int, int]], u: int) -> frozenset[int]:
+    """Whom `u` blocked, from (blocker, blocked) pairs."""
+    return frozenset(b for a, b in pairs if a == u)
 
 
-def test_swiss_duels_keep_a_blocked_pair_apart_without_a_rematch() -> None:
-    players = [SwissPlayer(u, score=1, apart=_apart([(1, 2)], u)) for u in (1, 2, 3, 4)]
-    made = pair_swiss_duels(players)
-    assert [1, 2] not in made.tables and len(made.tables) == 2
-    assert made.rematches == 0 and not made.unpaired
-
-
-def test_swiss_duels_rematch_rather_than_seat_a_blocked_pair() -> None:
-    """1 and 2 met 3 and 4: the only pairing without a rematch is 1-2 and 3-4, and 1
-    blocked 2: rematches it is, never the blocked pair."""
-    met = {1: {3, 4}, 2: {3, 4}, 3: {1, 2}, 4: {1, 2}}
+def test_swiss_duels_the_blocker_sits_out_and_the_other_gets_a_bye() -> None:
+    """A Swiss event of four where one player blocked the other three: whoever the order
+    pairs them with gets a bye, the blocker sits the round out (no game, no bye), and the
+    other table is the one it would have been without any block."""
+    blocks = [(1, 2), (1, 3), (1, 4)]
     players = [
-        SwissPlayer(u, score=1, met=frozenset(met[u]), apart=_apart([(1, 2)], u))
-        for u in (1, 2, 3, 4)
+        SwissPlayer(u, score=0, rating=10 - u, blocked=_blocked(blocks, u)) for u in (1, 2, 3, 4)
+    ]
+    plain = pair_swiss_duels([SwissPlayer(u, score=0, rating=10 - u) for u in (1, 2, 3, 4)])
+    made = pair_swiss_duels(players)
+    assert plain.tables == [[1, 2], [3, 4]]
+    assert made.tables == [[3, 4]] and made.byes == [2] and made.unpaired == [1]
+    # Blocked by the lowest-ordered player instead: the same, the other way round.
+    players = [
+        SwissPlayer(u, 0, rating=10 - u, blocked=_blocked([(2, 1)], u)) for u in (1, 2, 3, 4)
     ]
     made = pair_swiss_duels(players)
-    tables = sorted(sorted(t) for t in made.tables)
-    assert [1, 2] not in tables and len(tables) == 2 and not made.unpaired
-    assert made.rematches == 2
+    assert made.tables == [[3, 4]] and made.byes == [1] and made.unpaired == [2]
 
 
-def test_swiss_duels_leave_out_a_pair_no_pairing_can_keep_apart() -> None:
-    """Two players who blocked each other, and nobody else: neither plays the round (no
-    game, no bye); with a third player the bye goes as always and the pair sits out."""
-    made = pair_swiss_duels([SwissPlayer(1, 0, apart=frozenset({2})), SwissPlayer(2, 0)])
+def test_swiss_duels_two_who_blocked_each_other_both_sit_out() -> None:
+    made = pair_swiss_duels(
+        [SwissPlayer(1, 0, blocked=frozenset({2})), SwissPlayer(2, 0, blocked=frozenset({1}))]
+    )
     assert made.tables == [] and made.byes == [] and sorted(made.unpaired) == [1, 2]
     made = pair_swiss_duels(
-        [SwissPlayer(1, 2, apart=frozenset({2})), SwissPlayer(2, 1), SwissPlayer(3, 0)]
+        [SwissPlayer(1, 2, blocked=frozenset({2})), SwissPlayer(2, 1), SwissPlayer(3, 0)]
     )
-    assert made.byes == [3] and made.tables == [] and sorted(made.unpaired) == [1, 2]
+    assert made.byes == [3, 2] and made.tables == [] and made.unpaired == [1]
 
 
-def test_swiss_duels_block_many_pairs_and_still_pair_everyone() -> None:
-    """Forty players, each blocked by a random few, over six rounds: whenever the search
-    finds a pairing, no blocked pair sits together and everyone plays."""
+def test_swiss_duels_blocks_change_no_other_table() -> None:
+    """Forty players, each blocking a random few, over six rounds: every table the blocks
+    leave standing is a table of the pairing made without them; each table they break sits
+    its blockers out and gives everyone else at it a bye; nobody is left without either."""
     rng = random.Random(7)
     users = list(range(40))
     pairs = [(a, b) for a in users for b in rng.sample(users, 3) if a != b]
     met: dict[int, set[int]] = {u: set() for u in users}
     for _ in range(6):
+        plain = pair_swiss_duels([SwissPlayer(u, 0, met=frozenset(met[u])) for u in users])
         made = pair_swiss_duels(
-            [SwissPlayer(u, 0, met=frozenset(met[u]), apart=_apart(pairs, u)) for u in users]
+            [SwissPlayer(u, 0, met=frozenset(met[u]), blocked=_blocked(pairs, u)) for u in users]
         )
-        assert not made.unpaired and len(made.tables) == 20
+        broken = [t for t in plain.tables if t not in made.tables]
+        assert all(t in plain.tables for t in made.tables)
         for a, b in made.tables:
             assert (a, b) not in pairs and (b, a) not in pairs
+        for a, b in broken:
+            assert (a, b) in pairs or (b, a) in pairs
+            assert {a, b} == {u for u in (a, b) if u in made.unpaired or u in made.byes}
+        for u in made.unpaired:
+            partner = next(o for t in broken if u in t for o in t if o != u)
+            assert (u, partner) in pairs
+        for u in made.byes:
+            assert u in plain.byes or not any((u, o) in pairs for t in broken if u in t for o in t)
+        assert sorted([*itertools.chain(*made.tables), *made.byes, *made.unpaired]) == users
+        for a, b in made.tables:
             met[a].add(b)
             met[b].add(a)
 
 
-def test_swiss_tables_of_four_keep_a_blocked_pair_apart() -> None:
+def test_swiss_tables_of_four_break_only_the_blocked_table() -> None:
     blocks = [(1, 2), (5, 8)]
-    players = [SwissPlayer(u, score=10 - u, apart=_apart(blocks, u)) for u in range(1, 9)]
+    players = [SwissPlayer(u, score=10 - u, blocked=_blocked(blocks, u)) for u in range(1, 13)]
     made = pair_swiss_tables(players)
-    assert len(made.tables) == 2 and not made.unpaired
-    for table in made.tables:
-        assert not {1, 2} <= set(table) and not {5, 8} <= set(table)
-    assert sorted(itertools.chain(*made.tables)) == list(range(1, 9))
+    assert made.tables == [[9, 10, 11, 12]]
+    assert sorted(made.unpaired) == [1, 5]
+    assert sorted(made.byes) == [2, 3, 4, 6, 7, 8]
 
 
-def test_swiss_table_no_swap_can_mend_sits_out() -> None:
-    players = [SwissPlayer(u, score=0, apart=_apart([(1, 4)], u)) for u in (1, 2, 3, 4)]
+def test_swiss_table_of_four_with_one_blocker() -> None:
+    players = [SwissPlayer(u, score=0, blocked=_blocked([(1, 4)], u)) for u in (1, 2, 3, 4)]
     made = pair_swiss_tables(players)
-    assert made.tables == [] and sorted(made.unpaired) == [1, 2, 3, 4]
+    assert made.tables == [] and made.unpaired == [1] and sorted(made.byes) == [2, 3, 4]

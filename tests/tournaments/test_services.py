@@ -113,18 +113,20 @@ def test_a_suspended_arena_player_is_not_paired(
     assert services.fair_play_blocked([a.pk, b.pk, c.pk]) == set()
 
 
-def test_an_arena_keeps_a_blocked_pair_apart(
+def test_an_arena_block_sits_the_blocker_out_not_the_others(
     make_users: Callable[[int], list[User]],
 ) -> None:
-    """A block (either side's) reaches the arena's pairing: the two never share a table."""
-    a, b, c, d = make_users(4)
+    """A block reaches the arena's pairing: a, who blocked b, would meet b and waits; c and d
+    meet as they would have without the block, and b (who blocked nobody) sits with e, the
+    one the order left over, rather than wait."""
+    a, b, c, d, e = make_users(5)
     Block.objects.create(blocker=a, blocked=b)
     t = event("arena", "duel")
-    for user in (a, b, c, d):
+    for user in (a, b, c, d, e):
         services.join(code=t.code, user=user)
     services.tick()
     tables = [set(g.users) for g in playing(t)]
-    assert len(tables) == 2 and {a.pk, b.pk} not in tables
+    assert sorted(map(sorted, tables)) == sorted([sorted([c.pk, d.pk]), sorted([b.pk, e.pk])])
 
 
 def test_arena_finishes_after_its_window(
@@ -377,33 +379,52 @@ def test_a_swiss_withdrawal_is_paired_no_more(
         assert gone.pk not in g.users
 
 
-def test_swiss_keeps_a_blocked_pair_apart_over_every_round(
+def test_swiss_blocking_everyone_costs_only_the_blocker(
     make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
 ) -> None:
-    """Issue 33 in Swiss pairing: a and b (the first two in the order, who would meet in
-    round one) never share a table; in round three the only unmet pairing is theirs, and a
-    rematch is played instead."""
+    """A Swiss event of four where a blocked the other three: every round a sits out with no
+    game, no points and no bye; whoever the order paired with a gets a bye (never an innocent
+    player left with nothing), and the other two play as they would have."""
     a, b, c, d = make_users(4)
-    Block.objects.create(blocker=b, blocked=a)
+    for other in (b, c, d):
+        Block.objects.create(blocker=a, blocked=other)
     t = event("swiss", "duel", rounds=3, minutes=10)
     for user in (a, b, c, d):
         services.join(code=t.code, user=user)
-    for _ in range(3):
+    for round_ in (1, 2, 3):
         services.tick()
         games = playing(t)
-        assert len(games) == 2  # everyone plays: a pairing that keeps them apart exists
-        for game in games:
-            assert set(game.users) != {a.pk, b.pk}
-            finish_game(game, list(game.users), django_capture_on_commit_callbacks)
+        byes = list(Game.objects.filter(tournament=t, round=round_, status=Game.Status.BYE))
+        assert len(games) == 1 and len(byes) == 1
+        assert a.pk not in games[0].users and byes[0].users != [a.pk]
+        assert {*games[0].users, *byes[0].users} == {b.pk, c.pk, d.pk}
+        finish_game(games[0], list(games[0].users), django_capture_on_commit_callbacks)
     services.tick()
     t.refresh_from_db()
     assert t.state == State.FINISHED and t.round == 3
-    tables = [set(g.users) for g in Game.objects.filter(tournament=t)]
-    assert {a.pk, b.pk} not in tables and len(tables) == 6
+    rows = {p.user_id: p for p in Player.objects.filter(tournament=t)}
+    assert rows[a.pk].score == 0 and rows[a.pk].games == 0 and rows[a.pk].byes == 0
+    for other in (b, c, d):
+        assert rows[other.pk].games + rows[other.pk].byes == 3
     assert verify_tournament(t).ok
 
 
-def test_swiss_pair_no_pairing_keeps_apart_sits_out(
+def test_swiss_pair_who_blocked_each_other_sits_out(
+    make_users: Callable[[int], list[User]],
+) -> None:
+    a, b = make_users(2)
+    Block.objects.create(blocker=a, blocked=b)
+    Block.objects.create(blocker=b, blocked=a)
+    t = event("swiss", "duel", rounds=2, minutes=10)
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    assert Tournament.objects.get(pk=t.pk).round == 1
+    assert not Game.objects.filter(tournament=t).exists()  # no game, no bye, no points
+    assert set(Player.objects.filter(tournament=t).values_list("score", flat=True)) == {0}
+
+
+def test_swiss_innocent_of_a_lone_pair_gets_the_bye(
     make_users: Callable[[int], list[User]],
 ) -> None:
     a, b = make_users(2)
@@ -412,9 +433,8 @@ def test_swiss_pair_no_pairing_keeps_apart_sits_out(
     for user in (a, b):
         services.join(code=t.code, user=user)
     services.tick()
-    assert Tournament.objects.get(pk=t.pk).round == 1
-    assert not Game.objects.filter(tournament=t).exists()  # no game, no bye, no points
-    assert set(Player.objects.filter(tournament=t).values_list("score", flat=True)) == {0}
+    byes = Game.objects.filter(tournament=t, status=Game.Status.BYE)
+    assert [g.users for g in byes] == [[b.pk]] and not playing(t)
 
 
 def test_fair_play_entry_conditions(make_users: Callable[[int], list[User]], settings: Any) -> None:

@@ -38,6 +38,6 @@ def test_home_page_for_signed_in_staff(client: Client, db: None) -> None:
     admin = User.objects.create_user("ada", password="pw-for-tests", is_staff=True)
     client.force_login(admin)
     html = client.get("/").content.decode()
-    assert "Signed in as <strong>ada</strong>" in html
+    assert "Signed in as <strong><bdi>ada</bdi></strong>" in html
     assert 'href="/admin/"' in html
     assert client.get("/admin/").status_code == 200

@@ -56,7 +56,7 @@ def test_the_profile_lists_your_games_to_you_only(db: None) -> None:
     client.force_login(ann)
     html = client.get("/players/ann/").content.decode()
     assert "Your games" in html and f'href="/r/{match.code}/"' in html
-    assert re.search(r"with\s+ben", html)
+    assert re.search(r"with\s+<bdi>ben</bdi>", html)
     spectator = Client()
     spectator.force_login(ben)
     html = spectator.get("/players/ann/").content.decode()

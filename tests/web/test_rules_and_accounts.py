@@ -83,12 +83,12 @@ def test_sign_up_sign_out_sign_in(client: Client) -> None:
         },
     )
     assert response.status_code == 302
-    assert "Signed in as <strong>Ada</strong>" in client.get("/").content.decode()
+    assert "Signed in as <strong><bdi>Ada</bdi></strong>" in client.get("/").content.decode()
     client.post("/accounts/logout/")
     assert "Sign in" in client.get("/").content.decode()
     response = client.post("/accounts/login/", {"username": "ada", "password": "a-long-pass-42"})
     assert response.status_code == 302 and response["Location"] == "/"
-    assert "Signed in as <strong>Ada</strong>" in client.get("/").content.decode()
+    assert "Signed in as <strong><bdi>Ada</bdi></strong>" in client.get("/").content.decode()
 
 
 def test_sign_up_refuses_guest_names_and_bad_passwords(client: Client) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments.models import Tournament
+from tournaments.models import Player, Tournament
 from tournaments.verify import verify_tournament
 
 
@@ -27,9 +27,10 @@ class Command(BaseCommand):
             self.stderr.write(line)
         if not report.ok:
             raise CommandError(report.line)
+        names = dict(Player.objects.filter(tournament=t).values_list("user_id", "user__username"))
         for row in report.rows:
             self.stdout.write(
-                f"#{row.rank} user {row.user}: {row.score} points, {row.games} games, "
-                f"{row.wins} won, Buchholz {row.buchholz}"
+                f"#{row.rank} {names.get(row.user, row.user)}: {row.score} points, "
+                f"{row.games} games, {row.wins} won, Buchholz {row.buchholz}"
             )
         self.stdout.write(report.line)
