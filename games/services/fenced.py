@@ -62,23 +62,30 @@ def _load_sql() -> tuple[str, list[Any], list[Any], list[Any]]:
     s_fields = list(Seat._meta.concrete_fields)
     u_fields = list(user_model._meta.concrete_fields)
     event = MatchEvent._meta.db_table
+    # The match's row with the clock, its last event's time and whether it ever had an undo,
+    # worked out once (OFFSET 0 keeps the planner from doing it again for each seat's row).
+    # Only a local match can have an undo; for one, the partial index on its "undone" events
+    # answers without reading the match's other events.
+    inner = [f'm."{f.column}"' for f in m_fields] + [
+        'STATEMENT_TIMESTAMP() AS "ludo_now"',
+        f'(SELECT e."at" FROM "{event}" e WHERE e."match_id" = m."id"'
+        ' ORDER BY e."seq" DESC LIMIT 1) AS "ludo_acted"',
+        f'CASE WHEN m."mode" = \'local\' THEN EXISTS (SELECT 1 FROM "{event}" e'
+        """ WHERE e."match_id" = m."id" AND e."kind" = 'undone') ELSE false END"""
+        ' AS "ludo_undone"',
+    ]
     columns = (
         [f'm."{f.column}"' for f in m_fields]
-        + [
-            "STATEMENT_TIMESTAMP()",
-            f'(SELECT e."at" FROM "{event}" e WHERE e."match_id" = m."id"'
-            ' ORDER BY e."seq" DESC LIMIT 1)',
-            f'EXISTS (SELECT 1 FROM "{event}" e WHERE e."match_id" = m."id"'
-            " AND e.\"kind\" = 'undone')",
-        ]
+        + ['m."ludo_now"', 'm."ludo_acted"', 'm."ludo_undone"']
         + [f's."{f.column}"' for f in s_fields]
         + [f'u."{f.column}"' for f in u_fields]
     )
     sql = (
-        f'SELECT {", ".join(columns)} FROM "{Match._meta.db_table}" m'
+        f"SELECT {', '.join(columns)} FROM (SELECT {', '.join(inner)}"
+        f' FROM "{Match._meta.db_table}" m WHERE m."id" = %s OFFSET 0) m'
         f' LEFT JOIN "{Seat._meta.db_table}" s ON s."match_id" = m."id"'
         f' LEFT JOIN "{user_model._meta.db_table}" u ON u."id" = s."user_id"'
-        ' WHERE m."id" = %s ORDER BY s."corner"'
+        ' ORDER BY s."corner"'
     )
     return sql, m_fields, s_fields, u_fields
 
