@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, IntegrityError, connection, transaction
@@ -90,6 +91,20 @@ def _load_sql() -> tuple[str, list[Any], list[Any], list[Any]]:
     return sql, m_fields, s_fields, u_fields
 
 
+def prepared_cursor() -> Any:
+    """A cursor that binds its parameters on the server, so psycopg prepares its statements
+    (``prepare_threshold`` in the database's OPTIONS): PostgreSQL parses and plans the
+    match's read and write once per connection, not at every action. Django's own cursors
+    bind on the client and never prepare. Wrapped as Django wraps its cursors, so its
+    execute wrappers see these statements too. While queries are logged (DEBUG, a test
+    counting them) Django's own cursor is used: psycopg keeps no text of a prepared run for
+    the log."""
+    if connection.queries_logged:
+        return connection.cursor()
+    connection.ensure_connection()
+    return connection.make_cursor(psycopg.Cursor(connection.connection))
+
+
 def _from_db(model: Any, fields: list[Any], values: Sequence[Any]) -> Any:
     converted = []
     for f, value in zip(fields, values, strict=True):
@@ -107,7 +122,7 @@ def load(match_id: int) -> Match:
         ident = int(match_id)
     except (TypeError, ValueError):
         raise ServiceError("not_found", "There is no such match") from None
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [ident])
         rows = cursor.fetchall()
     if not rows:
@@ -338,7 +353,7 @@ def stage(change: Change) -> list[Any]:
 
 
 def _execute(params: list[Any], skip_locked: bool = False) -> bool:
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_write_sql(skip_locked), params)
         return bool(cursor.fetchone()[0])
 
@@ -432,7 +447,7 @@ def _run_batch(batch: list[list[Any]]) -> list[bool]:
     with transaction.atomic():
         connection.ensure_connection()
         raw = connection.connection
-        cursors = [raw.cursor() for _ in batch]
+        cursors = [psycopg.Cursor(raw) for _ in batch]
         try:
             # psycopg's own errors raised as Django's (DatabaseError, IntegrityError).
             with connection.wrap_database_errors, raw.pipeline():
