@@ -302,11 +302,11 @@ def match_timeout(
 
     On PostgreSQL it is tried first as a player's action is (`_act`): read without a lock and
     written in one fenced statement (two round trips instead of eight), a missed turn's count
-    on the seat included. A change that needs more (a forfeit, the end of the match) or whose
-    fence another writer took runs on the locked path, which decides again from the stored
-    match.
-    With `skip_locked` (the sweep) a match whose row another transaction holds is left alone
-    (None) instead of waited for: the next sweep looks again.
+    on the seat included. A change that needs more (a forfeit, the end of the match) runs on
+    the locked path, which decides again from the stored match; so does one whose fence
+    another writer took, except for the sweep.
+    With `skip_locked` (the sweep) a match whose row another transaction holds, or whose
+    fence another writer took, is left alone (None): the next sweep looks again.
     """
     if fenced.enabled():
         try:
@@ -316,6 +316,11 @@ def match_timeout(
                 return None
             if fenced.write(change, skip_locked=skip_locked):
                 return result_of(change)
+            if skip_locked:
+                # Another writer moved the match on first (a player, another sweep) or holds
+                # its row: the step is theirs or the next sweep's, never made twice, and not
+                # decided again on the locked path.
+                return None
         except (fenced.Fallback, IntegrityError):
             pass  # the locked path decides
     with transaction.atomic():
