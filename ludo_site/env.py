@@ -43,8 +43,8 @@ DB_POOL_TIMEOUT = 10
 # The PostgreSQL backend (Django's, with a cheaper check of a pooled connection).
 POSTGRES_ENGINE = "ludo_site.postgresql"
 # Runs of one statement on one connection before psycopg prepares it (server-binding cursors
-# only): 1, as the statements that take that road are the few run at every action.
-PREPARE_THRESHOLD = 1
+# only): none, as the statements that take that road are the few run at every action.
+PREPARE_THRESHOLD = 0
 # A Celery worker process runs one task at a time: one connection, a second to spare.
 WORKER_POOL_MIN = 1
 WORKER_POOL_MAX = 2

@@ -45,7 +45,7 @@ def test_database_url_is_postgres() -> None:
     config = env.database("postgres://ludo:secret@db.internal:6543/ludo", base_dir=Path("/x"))
     # Django's backend with a pooled connection checked without a round trip.
     assert config["ENGINE"] == "ludo_site.postgresql"
-    assert config["OPTIONS"]["prepare_threshold"] == 1
+    assert config["OPTIONS"]["prepare_threshold"] == 0
     assert config["NAME"] == "ludo"
     assert config["USER"] == "ludo"
     assert config["PASSWORD"] == "secret"
