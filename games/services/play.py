@@ -4,7 +4,6 @@ the due deadline (`match_timeout`): a bot's step, a lone legal move, or a missed
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -123,23 +122,6 @@ def move_body(
     return body
 
 
-def held_action(
-    match: Match, now: datetime, user: Any, seq: int, action_id: str, body: Body
-) -> Change:
-    """A player's roll or move applied to a match its owner holds in memory
-    (`games.services.owned`): no read, no lock. The checks are the service's (seat, turn,
-    version, pause); anything that needs the database (a stale or repeated action id) raises
-    `ServiceError`, and the owner then runs the intent on the service's own path, which
-    reads. The change is not written here (the owner's writer commits it)."""
-    match.db_now = now
-    change, seat, earlier = _player_action(
-        match.pk, user, None, seq, action_id, held=match, answer_repeats=False
-    )
-    assert earlier is None
-    body(change, seat)
-    return change
-
-
 def _player_action(
     match_id: int,
     user: Any,
@@ -148,25 +130,17 @@ def _player_action(
     action_id: str,
     *,
     fast: bool = False,
-    held: Match | None = None,
-    answer_repeats: bool = True,
 ) -> tuple[Change, Seat, ActionResult | None]:
-    """Lock (or, `fast`, read without a lock: `fenced.load`; or take the match its owner
-    `held` in memory), find the seat, answer a repeated action id, refuse a stale or
-    out-of-turn one."""
+    """Lock (or, `fast`, read without a lock: `fenced.load`), find the seat, answer a repeated
+    action id, refuse a stale or out-of-turn one."""
     action_id = _check_action_id(action_id)
-    if held is not None:
-        match = held
-        change = fenced.begin_loaded(match)
-    elif fast:
+    if fast:
         match = fenced.load(match_id)
         change = fenced.begin_loaded(match)
     else:
         match = lock_match(match_id)
         change = begin(match)
     seat = acting_seat(change, user, corner)
-    if seq != match.seq and not answer_repeats:
-        raise ServiceError("stale", "Not at the held version: the service's path decides")
     if seq != match.seq:
         # A retried action arrives with the seq it was made against: answer it as before.
         # (A repeated id with the current seq is caught by the unique constraint instead.)
