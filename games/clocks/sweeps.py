@@ -57,15 +57,18 @@ def sweep(*, batch: int = BATCH) -> int:
     it also anchors the audit chains of running matches that moved on (every five minutes
     each), so a chain cut back mid-match is caught by `verify_audit`.
 
-    One sweep at a time per database (`alone`): beat sends one a second, and two running
-    side by side read the same due matches and raced each other for every step."""
-    with alone() as first:
-        if not first:
-            return 0  # the sweep already running acts on what is due, then the next one
-        ids = due_match_ids(batch=batch)
-        acted = sum(expire_turn(match_id) for match_id in ids)
-        anchor_running_chains()
-        return acted + sweep_grace(batch=batch)
+    The due turns are acted on by one sweep at a time per database (`alone`): beat sends one a
+    second, and two running side by side read the same due matches and raced each other for
+    every step. A sweep that finds another acting leaves them to it (each step re-reads its
+    match, so one read as due just before another sweep made it is no step at all)."""
+    ids = due_match_ids(batch=batch)
+    acted = 0
+    if ids:
+        with alone() as first:
+            if first:
+                acted = sum(expire_turn(match_id) for match_id in ids)
+    anchor_running_chains()
+    return acted + sweep_grace(batch=batch)
 
 
 # The advisory lock a sweep holds on PostgreSQL (an arbitrary number of this site's own).
