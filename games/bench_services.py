@@ -159,14 +159,6 @@ def _pct(values: list[float], q: float) -> float:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=6, help="4-player classic matches to play")
-    parser.add_argument(
-        "--owned",
-        type=int,
-        default=0,
-        metavar="ROOMS",
-        help="also play ROOMS matches at once as their owner does (issue 27): each held in "
-        "memory, one action of every room per group commit",
-    )
     args = parser.parse_args(argv)
     _setup_django()
     # Django's and the site's modules are imported only now, once django.setup() has run.
@@ -343,88 +335,8 @@ def main(argv: list[str] | None = None) -> None:
             f"{replay_took * ms:.0f} ms, verify {verify_took * ms:.0f} ms"
         )
         print(f"  {report.line}")
-        if args.owned and postgres and relay is not None:
-            _owned(args.owned, host, relay, rng)
     finally:
         teardown_databases(config, verbosity=0)
-
-
-def _owned(rooms: int, host: Any, relay: RoundTrips, rng: Any) -> None:
-    """`rooms` four-player classic matches played together by one owner
-    (`games.services.owned.Owner`): every round, one action of each active room, committed in
-    one batch. Prints per action: database round trips, this process's CPU and the PostgreSQL
-    backends' CPU."""
-    # Django is set up by main() before this runs: the site's modules are imported here.
-    from django.db import connection
-
-    from games import services
-    from games.live.wire import Intent
-    from games.match.verify import verify_match
-    from games.models import Match, Status
-    from games.services import owned
-
-    matches = [
-        services.match_create(ruleset="classic", players=4, mode="local", host=host, first=0)
-        for _ in range(rooms)
-    ]
-    owner = owned.Owner()
-    for match in matches:
-        owner.hold(match.pk)
-    with connection.cursor() as cursor:
-        cpu_before = _backends_cpu(cursor)
-    relay.trips = 0
-    actions = 0
-    cpu = time.process_time()
-    wall = time.perf_counter()
-    live = {m.pk for m in matches}
-    while live:
-        jobs = []
-        for match_id in sorted(live):
-            held = owner.hold(match_id)
-            state = held.match.state()
-            if held.match.status != Status.ACTIVE or state is None:
-                live.discard(match_id)
-                continue
-            v, n = held.match.seq, f"o{held.match.seq}"
-            if state.phase == "roll":
-                jobs.append(owned.Job(match_id, host, Intent("roll", v, n)))
-            else:
-                chosen = rng.choice(state.legal)
-                move = Intent("move", v, n, pawn=chosen.pawn, corner=chosen.corner)
-                jobs.append(owned.Job(match_id, host, move))
-        if not jobs:
-            break
-        relay.counting = True
-        try:
-            owner.commit(jobs)
-        finally:
-            relay.counting = False
-        for job in jobs:
-            assert job.error is None, job.error
-        actions += len(jobs)
-    took_cpu = time.process_time() - cpu
-    took = time.perf_counter() - wall
-    with connection.cursor() as cursor:
-        cpu_after = _backends_cpu(cursor)
-    ms = 1000.0
-    st = owner.stats
-    print(
-        f"owned rooms (issue 27): {rooms} four-player classic matches at once, {actions} actions"
-        f" in {st.batches} group commits ({st.batched} from memory, {st.service} on the"
-        f" service's path: the ends of the games), {st.loads} reads into memory"
-    )
-    print(
-        f"  per action: {relay.trips / actions:.2f} database round trips, this process's CPU"
-        f" {took_cpu / actions * ms:.3f} ms, wall {took / actions * ms:.3f} ms"
-    )
-    if cpu_before is not None and cpu_after is not None:
-        used = sum(cpu_after.get(pid, 0.0) - cpu_before.get(pid, 0.0) for pid in cpu_after)
-        print(f"  PostgreSQL backends' CPU per action: {used / actions * ms:.3f} ms")
-    if hasattr(os, "getloadavg"):
-        print(f"  load average while measuring: {os.getloadavg()[0]:.1f}")
-    bad = [m.code for m in Match.objects.filter(pk__in=[m.pk for m in matches])
-           if not verify_match(m).ok]  # fmt: skip
-    print(f"  every match verifies: {not bad}")
 
 
 if __name__ == "__main__":

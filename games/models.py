@@ -329,6 +329,13 @@ class MatchEvent(models.Model):
     class Meta:
         ordering = ["match", "seq"]
         constraints = [models.UniqueConstraint(fields=["match", "seq"], name="event_seq_unique")]
+        # "Was there ever an undo" (asked before every action of a local match) reads this
+        # small index, not every event of the match.
+        indexes = [
+            models.Index(
+                fields=["match"], condition=models.Q(kind="undone"), name="event_undone_idx"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.match_id} #{self.seq} {self.kind}"

@@ -42,6 +42,11 @@ DB_CONN_MAX_AGE = 0
 DB_POOL_MIN = 2
 DB_POOL_MAX = 10
 DB_POOL_TIMEOUT = 10
+# The PostgreSQL backend (Django's, with a cheaper check of a pooled connection).
+POSTGRES_ENGINE = "ludo_site.postgresql"
+# Runs of one statement on one connection before psycopg prepares it (server-binding cursors
+# only): none, as the statements that take that road are the few run at every action.
+PREPARE_THRESHOLD = 0
 # A Celery worker process runs one task at a time: one connection, a second to spare.
 WORKER_POOL_MIN = 1
 WORKER_POOL_MAX = 2
@@ -119,7 +124,8 @@ def database(
     back when Django closes it, so one process never holds more than ``pool_max``
     (``DB_POOL_MAX``) however many threads ask, and a new connection (~9 ms here, more than a
     whole roll) is rarely paid. A connection the database dropped is checked and replaced by
-    the pool as it is taken (``health_checks``, ``DB_HEALTH_CHECKS``, on). ``DB_POOL=0``
+    the pool as it is taken (``health_checks``, ``DB_HEALTH_CHECKS``, on; a poll of its
+    socket, a query only when the poll finds something to read). ``DB_POOL=0``
     opens a connection per request or socket action instead (``conn_max_age``,
     ``DB_CONN_MAX_AGE``, default 0; more keeps it, which under ASGI leaks one per request
     thread until the thread is collected; ``health_checks`` then checks a kept one before
@@ -135,6 +141,14 @@ def database(
     if config["ENGINE"].endswith("sqlite3"):
         config["OPTIONS"] = {**config.get("OPTIONS", {}), **SQLITE_OPTIONS}
     postgres = config["ENGINE"].endswith("postgresql")
+    if postgres:
+        # Django's backend, with a pooled connection checked without a round trip
+        # (ludo_site.postgresql.base); and psycopg prepares a statement sent through a
+        # server-binding cursor from its second run on a connection (the live edge's hot
+        # statements, games.services.fenced): PostgreSQL then parses and plans it once. The
+        # ORM's own cursors bind on the client and are never prepared.
+        config["ENGINE"] = POSTGRES_ENGINE
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "prepare_threshold": PREPARE_THRESHOLD}
     if parse_bool(pool, default=postgres):
         if not postgres:
             raise ValueError("DB_POOL works with PostgreSQL only")
@@ -146,9 +160,10 @@ def database(
             raise ValueError(f"DB_POOL_MIN ({least}) is more than DB_POOL_MAX ({most})")
         options = {"min_size": least, "max_size": most, "timeout": DB_POOL_TIMEOUT}
         config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": options}
-        # With a pool, Django has it check a connection as it is taken (one empty query,
-        # ~0.1 ms): one the server ended (restart, pg_terminate_backend) is replaced instead
-        # of failing the request. DB_HEALTH_CHECKS=0 skips it.
+        # With a pool, a connection is checked as it is taken: one the server ended
+        # (restart, pg_terminate_backend) is replaced instead of failing the request. The
+        # check polls its socket and queries only one with something to read
+        # (ludo_site.postgresql.base). DB_HEALTH_CHECKS=0 skips it.
         config["CONN_HEALTH_CHECKS"] = parse_bool(health_checks, default=True)
         return config
     age = parse_int(conn_max_age, default=DB_CONN_MAX_AGE, minimum=0, name="DB_CONN_MAX_AGE")

@@ -154,11 +154,6 @@ LUDO_RECLAIM_SECONDS = float(os.environ.get("LUDO_RECLAIM_SECONDS") or 3)
 # On PostgreSQL a player's roll or move is read without a lock and written in one fenced
 # statement (games.services.fenced); 0 sends every action down the locked path.
 LUDO_FENCED_WRITES = env.parse_bool(os.environ.get("LUDO_FENCED_WRITES"), default=True)
-# 1: a live room's owner plays its actions from memory and group-commits them (issue 27,
-# `games.live.owner`; PostgreSQL and Redis only). Off by default until it holds the chaos suite
-# on a loaded machine (players were timed out there, tests/chaos/test_chaos.py): its own tests
-# turn it on; 0 sends every action down the service's own path.
-LUDO_OWNED_ROOMS = env.parse_bool(os.environ.get("LUDO_OWNED_ROOMS"), default=False)
 LUDO_INPROCESS_CLOCK = (
     None
     if os.environ.get("LUDO_INPROCESS_CLOCK") is None

@@ -20,9 +20,9 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from django.db import close_old_connections, connections, transaction
+from django.db import close_old_connections, connection, connections, transaction
 from django.db.models import Case, DateTimeField, F, Q, When
 from django.db.models.functions import Now
 
@@ -55,11 +55,43 @@ def sweep(*, batch: int = BATCH) -> int:
     The due deadlines come from the narrow ``games_matchdeadline`` table (`due_match_ids`),
     so the sweep costs what is due, and the match row's own UPDATE stays HOT. Once a minute
     it also anchors the audit chains of running matches that moved on (every five minutes
-    each), so a chain cut back mid-match is caught by `verify_audit`."""
+    each), so a chain cut back mid-match is caught by `verify_audit`.
+
+    The due turns are acted on by one sweep at a time per database (`alone`): beat sends one a
+    second, and two running side by side read the same due matches and raced each other for
+    every step. A sweep that finds another acting leaves them to it (each step re-reads its
+    match, so one read as due just before another sweep made it is no step at all)."""
     ids = due_match_ids(batch=batch)
-    acted = sum(expire_turn(match_id) for match_id in ids)
+    acted = 0
+    if ids:
+        with alone() as first:
+            if first:
+                acted = sum(expire_turn(match_id) for match_id in ids)
     anchor_running_chains()
     return acted + sweep_grace(batch=batch)
+
+
+# The advisory lock a sweep holds on PostgreSQL (an arbitrary number of this site's own).
+SWEEP_LOCK = 0x6C75646F
+
+
+@contextlib.contextmanager
+def alone() -> Iterator[bool]:
+    """True when no other sweep runs on this database, and none starts until the block ends
+    (PostgreSQL's session advisory lock; released too if the connection dies). SQLite's
+    one process has one clock thread: always True."""
+    if connection.vendor != "postgresql":
+        yield True
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [SWEEP_LOCK])
+        got = bool(cursor.fetchone()[0])
+    try:
+        yield got
+    finally:
+        if got:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [SWEEP_LOCK])
 
 
 def anchor_running_chains() -> int:

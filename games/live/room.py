@@ -32,7 +32,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from games import services
-from games.live import dbthreads, owner, presence, watchers
+from games.live import dbthreads, presence, watchers
 from games.live.wire import Intent, error_frame, frame, told_frame
 from games.match import rooms
 from games.match.errors import ServiceError
@@ -396,14 +396,9 @@ class Room:
             await viewer.send(told_frame("not_seated", watching, viewer.language))
             return
         try:
-            if owner.enabled():
-                # The room's owner plays it from memory (this process's writer, or another
-                # process's over the channel layer): issue 27.
-                result = await owner.desk().act(self.match_id, viewer.user, intent)
-            else:
-                result = await on_db_thread(services.match_act)(
-                    match_id=self.match_id, user=viewer.user, intent=intent
-                )
+            result = await on_db_thread(services.match_act)(
+                match_id=self.match_id, user=viewer.user, intent=intent
+            )
         except ServiceError as e:
             if e.code == "stale":
                 await self.answer_stale(viewer, e.message, repeated=False, loaded=e.loaded)
@@ -514,9 +509,6 @@ class Room:
         """
         v = int(event["v"])
         events = event.get("events", [])
-        if owner.enabled():
-            presence_news = any("seq" not in e for e in events)
-            owner.desk().heard(self.match_id, v, presence=presence_news)
         news = [e for e in events if "seq" not in e]
         if news:
             self.reads.clear()  # a read made before this news is out of date
@@ -676,8 +668,6 @@ class Hub:
         if self.rooms.get(room.match_id) is room:
             del self.rooms[room.match_id]
         await room.stop()
-        if owner.enabled() and room.match_id not in self.rooms:
-            await owner.desk().release(room.match_id)
 
     async def enter(self, viewer: Viewer, code: str) -> Room | None:
         """Find the room by its code and seat `viewer` there; None when there is none."""

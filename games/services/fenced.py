@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, IntegrityError, connection, transaction
@@ -62,25 +63,46 @@ def _load_sql() -> tuple[str, list[Any], list[Any], list[Any]]:
     s_fields = list(Seat._meta.concrete_fields)
     u_fields = list(user_model._meta.concrete_fields)
     event = MatchEvent._meta.db_table
+    # The match's row with the clock, its last event's time and whether it ever had an undo,
+    # worked out once (OFFSET 0 keeps the planner from doing it again for each seat's row).
+    # Only a local match can have an undo; for one, the partial index on its "undone" events
+    # answers without reading the match's other events.
+    inner = [f'm."{f.column}"' for f in m_fields] + [
+        'STATEMENT_TIMESTAMP() AS "ludo_now"',
+        f'(SELECT e."at" FROM "{event}" e WHERE e."match_id" = m."id"'
+        ' ORDER BY e."seq" DESC LIMIT 1) AS "ludo_acted"',
+        f'CASE WHEN m."mode" = \'local\' THEN EXISTS (SELECT 1 FROM "{event}" e'
+        """ WHERE e."match_id" = m."id" AND e."kind" = 'undone') ELSE false END"""
+        ' AS "ludo_undone"',
+    ]
     columns = (
         [f'm."{f.column}"' for f in m_fields]
-        + [
-            "STATEMENT_TIMESTAMP()",
-            f'(SELECT e."at" FROM "{event}" e WHERE e."match_id" = m."id"'
-            ' ORDER BY e."seq" DESC LIMIT 1)',
-            f'EXISTS (SELECT 1 FROM "{event}" e WHERE e."match_id" = m."id"'
-            " AND e.\"kind\" = 'undone')",
-        ]
+        + ['m."ludo_now"', 'm."ludo_acted"', 'm."ludo_undone"']
         + [f's."{f.column}"' for f in s_fields]
         + [f'u."{f.column}"' for f in u_fields]
     )
     sql = (
-        f'SELECT {", ".join(columns)} FROM "{Match._meta.db_table}" m'
+        f"SELECT {', '.join(columns)} FROM (SELECT {', '.join(inner)}"
+        f' FROM "{Match._meta.db_table}" m WHERE m."id" = %s OFFSET 0) m'
         f' LEFT JOIN "{Seat._meta.db_table}" s ON s."match_id" = m."id"'
         f' LEFT JOIN "{user_model._meta.db_table}" u ON u."id" = s."user_id"'
-        ' WHERE m."id" = %s ORDER BY s."corner"'
+        ' ORDER BY s."corner"'
     )
     return sql, m_fields, s_fields, u_fields
+
+
+def prepared_cursor() -> Any:
+    """A cursor that binds its parameters on the server, so psycopg prepares its statements
+    (``prepare_threshold`` in the database's OPTIONS): PostgreSQL parses and plans the
+    match's read and write once per connection, not at every action. Django's own cursors
+    bind on the client and never prepare. Wrapped as Django wraps its cursors, so its
+    execute wrappers see these statements too. While queries are logged (DEBUG, a test
+    counting them) Django's own cursor is used: psycopg keeps no text of a prepared run for
+    the log."""
+    if connection.queries_logged:
+        return connection.cursor()
+    connection.ensure_connection()
+    return connection.make_cursor(psycopg.Cursor(connection.connection))
 
 
 def _from_db(model: Any, fields: list[Any], values: Sequence[Any]) -> Any:
@@ -100,7 +122,7 @@ def load(match_id: int) -> Match:
         ident = int(match_id)
     except (TypeError, ValueError):
         raise ServiceError("not_found", "There is no such match") from None
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [ident])
         rows = cursor.fetchall()
     if not rows:
@@ -331,7 +353,7 @@ def stage(change: Change) -> list[Any]:
 
 
 def _execute(params: list[Any], skip_locked: bool = False) -> bool:
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_write_sql(skip_locked), params)
         return bool(cursor.fetchone()[0])
 
@@ -425,7 +447,7 @@ def _run_batch(batch: list[list[Any]]) -> list[bool]:
     with transaction.atomic():
         connection.ensure_connection()
         raw = connection.connection
-        cursors = [raw.cursor() for _ in batch]
+        cursors = [psycopg.Cursor(raw) for _ in batch]
         try:
             # psycopg's own errors raised as Django's (DatabaseError, IntegrityError).
             with connection.wrap_database_errors, raw.pipeline():

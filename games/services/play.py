@@ -4,7 +4,6 @@ the due deadline (`match_timeout`): a bot's step, a lone legal move, or a missed
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -123,23 +122,6 @@ def move_body(
     return body
 
 
-def held_action(
-    match: Match, now: datetime, user: Any, seq: int, action_id: str, body: Body
-) -> Change:
-    """A player's roll or move applied to a match its owner holds in memory
-    (`games.services.owned`): no read, no lock. The checks are the service's (seat, turn,
-    version, pause); anything that needs the database (a stale or repeated action id) raises
-    `ServiceError`, and the owner then runs the intent on the service's own path, which
-    reads. The change is not written here (the owner's writer commits it)."""
-    match.db_now = now
-    change, seat, earlier = _player_action(
-        match.pk, user, None, seq, action_id, held=match, answer_repeats=False
-    )
-    assert earlier is None
-    body(change, seat)
-    return change
-
-
 def _player_action(
     match_id: int,
     user: Any,
@@ -148,25 +130,17 @@ def _player_action(
     action_id: str,
     *,
     fast: bool = False,
-    held: Match | None = None,
-    answer_repeats: bool = True,
 ) -> tuple[Change, Seat, ActionResult | None]:
-    """Lock (or, `fast`, read without a lock: `fenced.load`; or take the match its owner
-    `held` in memory), find the seat, answer a repeated action id, refuse a stale or
-    out-of-turn one."""
+    """Lock (or, `fast`, read without a lock: `fenced.load`), find the seat, answer a repeated
+    action id, refuse a stale or out-of-turn one."""
     action_id = _check_action_id(action_id)
-    if held is not None:
-        match = held
-        change = fenced.begin_loaded(match)
-    elif fast:
+    if fast:
         match = fenced.load(match_id)
         change = fenced.begin_loaded(match)
     else:
         match = lock_match(match_id)
         change = begin(match)
     seat = acting_seat(change, user, corner)
-    if seq != match.seq and not answer_repeats:
-        raise ServiceError("stale", "Not at the held version: the service's path decides")
     if seq != match.seq:
         # A retried action arrives with the seq it was made against: answer it as before.
         # (A repeated id with the current seq is caught by the unique constraint instead.)
@@ -302,11 +276,11 @@ def match_timeout(
 
     On PostgreSQL it is tried first as a player's action is (`_act`): read without a lock and
     written in one fenced statement (two round trips instead of eight), a missed turn's count
-    on the seat included. A change that needs more (a forfeit, the end of the match) or whose
-    fence another writer took runs on the locked path, which decides again from the stored
-    match.
-    With `skip_locked` (the sweep) a match whose row another transaction holds is left alone
-    (None) instead of waited for: the next sweep looks again.
+    on the seat included. A change that needs more (a forfeit, the end of the match) runs on
+    the locked path, which decides again from the stored match; so does one whose fence
+    another writer took, except for the sweep.
+    With `skip_locked` (the sweep) a match whose row another transaction holds, or whose
+    fence another writer took, is left alone (None): the next sweep looks again.
     """
     if fenced.enabled():
         try:
@@ -316,6 +290,11 @@ def match_timeout(
                 return None
             if fenced.write(change, skip_locked=skip_locked):
                 return result_of(change)
+            if skip_locked:
+                # Another writer moved the match on first (a player, another sweep) or holds
+                # its row: the step is theirs or the next sweep's, never made twice, and not
+                # decided again on the locked path.
+                return None
         except (fenced.Fallback, IntegrityError):
             pass  # the locked path decides
     with transaction.atomic():

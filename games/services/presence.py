@@ -78,6 +78,22 @@ def seat_back(change: Change, seat: Seat) -> None:
     change.seat_update(seat, away=False, gone=False)
 
 
+def _already_connected(match_id: int, user: Any, user_agent: str | bytes | None) -> bool:
+    agent = seat_agent(user_agent) if user_agent else None
+    seats = list(
+        Seat.objects.filter(match_id=match_id, user_id=user.pk).values_list(
+            "connected", "away", "disconnected_at", "user_agent"
+        )
+    )
+    return bool(seats) and all(
+        connected
+        and not away
+        and gone_at is None
+        and (agent is None or agent["user_agent"] == seen)
+        for connected, away, gone_at, seen in seats
+    )
+
+
 def seat_set_connected(
     *,
     match_id: int,
@@ -91,7 +107,14 @@ def seat_set_connected(
     (`seat_grace_expired` decides, when the clock sweep finds it ran out). The caller counts
     the user's sockets: this is called for the first one opening and the last one closing.
     A seat's change is audited (``seat.connected``, ``seat.disconnected``, with ``ip``, the
-    socket's address) for dispute timelines; a second tab opening changes nothing."""
+    socket's address) for dispute timelines; a second tab opening changes nothing.
+
+    A connection to seats already marked connected, from the browser they last saw, is one
+    read without a lock or a transaction (a second tab, a socket reopened before its close
+    was marked): the caller counts the socket first, so a close marked after this read sees
+    the count and marks the seat connected again (`games.live.presence`)."""
+    if connected and _already_connected(match_id, user, user_agent):
+        return
     with transaction.atomic():
         match = lock_match(match_id)
         change = begin(match)

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import psycopg
 import pytest
 from django.db import connection
 
@@ -332,3 +333,59 @@ def test_inprocess_default_follows_redis(settings: Any) -> None:
     assert not timing.inprocess_enabled()
     settings.LUDO_INPROCESS_CLOCK = True
     assert timing.inprocess_enabled()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_step_whose_fence_another_writer_took_is_left_to_the_next_sweep(
+    settings: Any,
+) -> None:
+    """Two sweeps (or a sweep and a player) decide the same due step: the one whose fence is
+    lost writes nothing and does not decide again on the locked path; the step is made
+    once."""
+    if connection.vendor != "postgresql":
+        pytest.skip("fenced writes are PostgreSQL's")
+    ann = User.objects.create(username="ann")
+    match = services.match_create(
+        ruleset="classic", players=2, mode="practice", host=ann, bots={2: "easy"}, first=2
+    )
+    time.sleep(0.05)
+    sent: list[str] = []
+
+    def another_writer_first(execute: Any, sql: str, params: Any, many: bool, ctx: Any) -> Any:
+        sent.append(sql.lstrip().split(None, 1)[0].upper())
+        if sql.startswith("WITH") and sent.count("WITH") == 1:
+            with connection.cursor() as cursor:  # the match moves on under the sweep
+                cursor.execute(
+                    "UPDATE games_match SET revision = revision + 1 WHERE id = %s", [match.pk]
+                )
+        return execute(sql, params, many, ctx)
+
+    with connection.execute_wrapper(another_writer_first):
+        assert clock.expire_turn(match.pk) == 0
+    assert [s for s in sent if s != "UPDATE"] == ["SELECT", "WITH"]  # no locked path
+    assert not Roll.objects.filter(match=match).exists()
+    assert clock.sweep() == 1
+    assert Roll.objects.get(match=match).by == "bot"
+    assert verify_match(match).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_sweep_at_a_time(settings: Any) -> None:
+    """A sweep that starts while another runs leaves the due steps to it."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the sweep's advisory lock is PostgreSQL's")
+    ann = User.objects.create(username="ann")
+    match = services.match_create(
+        ruleset="classic", players=2, mode="practice", host=ann, bots={2: "easy"}, first=2
+    )
+    time.sleep(0.05)
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(%s)", [clock.SWEEP_LOCK])
+        assert clock.sweep() == 0
+        assert not Roll.objects.filter(match=match).exists()
+        other.execute("SELECT pg_advisory_unlock(%s)", [clock.SWEEP_LOCK])
+    assert clock.sweep() == 1
+    assert Roll.objects.get(match=match).by == "bot"

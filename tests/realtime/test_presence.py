@@ -22,6 +22,7 @@ from audit.models import AuditEntry
 from games import services
 from games.clocks import sweeps as clock
 from games.live import presence
+from games.match.devices import seat_agent
 from games.match.selectors import snapshot_for
 from games.match.verify import verify_match
 from games.models import Match, MatchEvent, Roll, Seat, Status
@@ -389,3 +390,29 @@ def test_socket_counts_are_shared_through_redis(settings: Any) -> None:
         assert first.client.ttl(first._key(7, 1)) == -2  # nothing left behind
     finally:
         first.client.delete(first._key(7, 1), first._alive("one"), first._alive("two"))
+
+
+def test_opening_a_seat_already_connected_is_one_read(
+    players: tuple[User, User], django_assert_num_queries: Any
+) -> None:
+    """A second tab (or a socket reopened before its close was marked) changes nothing: one
+    read, no lock, no transaction, no audit entry. The first connection, and one from another
+    browser, still take the locked path and are audited."""
+    ann, ben = players
+    match = two_player(ann, ben)
+    agent = b"Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"
+    services.seat_set_connected(match_id=match.pk, user=ann, connected=True, user_agent=agent)
+    audited = AuditEntry.objects.filter(action=actions.SEAT_CONNECTED).count()
+    assert audited == 1
+    with django_assert_num_queries(1):
+        services.seat_set_connected(match_id=match.pk, user=ann, connected=True, user_agent=agent)
+    with django_assert_num_queries(1):
+        services.seat_set_connected(match_id=match.pk, user=ann, connected=True)
+    assert AuditEntry.objects.filter(action=actions.SEAT_CONNECTED).count() == audited
+    other = b"Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Safari/604.1"
+    services.seat_set_connected(match_id=match.pk, user=ann, connected=True, user_agent=other)
+    assert Seat.objects.get(match=match, corner=0).user_agent == seat_agent(other)["user_agent"]
+    services.seat_set_connected(match_id=match.pk, user=ann, connected=False)
+    services.seat_set_connected(match_id=match.pk, user=ann, connected=True, user_agent=other)
+    assert AuditEntry.objects.filter(action=actions.SEAT_CONNECTED).count() == audited + 1
+    assert verify_match(match).ok

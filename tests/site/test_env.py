@@ -43,7 +43,9 @@ def test_database_unset_is_sqlite_in_repo_root(tmp_path: Path) -> None:
 
 def test_database_url_is_postgres() -> None:
     config = env.database("postgres://ludo:secret@db.internal:6543/ludo", base_dir=Path("/x"))
-    assert config["ENGINE"] == "django.db.backends.postgresql"
+    # Django's backend with a pooled connection checked without a round trip.
+    assert config["ENGINE"] == "ludo_site.postgresql"
+    assert config["OPTIONS"]["prepare_threshold"] == 0
     assert config["NAME"] == "ludo"
     assert config["USER"] == "ludo"
     assert config["PASSWORD"] == "secret"
@@ -54,7 +56,7 @@ def test_database_url_is_postgres() -> None:
     pool = config["OPTIONS"]["pool"]
     assert (pool["min_size"], pool["max_size"], pool["timeout"]) == (2, 10, 10)
     assert config["CONN_MAX_AGE"] == 0
-    # Django's pool then checks a connection as it is taken (one the server ended is replaced).
+    # The pool then checks a connection as it is taken (one the server ended is replaced).
     assert config["CONN_HEALTH_CHECKS"] is True
     assert (
         env.database("postgres://ludo@db/ludo", base_dir=Path("/x"), health_checks="0")[

@@ -30,12 +30,16 @@ CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
 
 
 def _outer_from(sql: str) -> str:
-    """The table of a SELECT's own FROM (not a subquery's in its column list)."""
+    """The table of a SELECT's own FROM (not a subquery's in its column list); for a FROM of
+    a derived table, the derived table's own."""
     depth = 0
     for i, ch in enumerate(sql):
         depth += (ch == "(") - (ch == ")")
         if depth == 0 and sql.startswith(" FROM ", i):
-            return sql[i + 6 :].split()[0]
+            table = sql[i + 6 :].split()[0]
+            if table.startswith("(SELECT"):
+                return _outer_from(sql[i + 7 :])
+            return table
     return "?"
 
 

@@ -230,3 +230,46 @@ def test_the_writers_match_in_memory_equals_a_fresh_read(host, variant, data) ->
             sent, stored = view_of(*change.view, None), snapshot_for(current(memory))
             assert {key: sent.get(key) for key in stored} == stored
     assert verify_match(current(memory)).ok
+
+
+def _event_rows_read(plan: dict[str, Any]) -> int:
+    """Rows the plan's nodes on the events table read (returned or filtered out), all loops."""
+    read = 0
+    if plan.get("Relation Name") == MatchEvent._meta.db_table:
+        loops = plan.get("Actual Loops", 0)
+        read += (plan.get("Actual Rows", 0) + plan.get("Rows Removed by Filter", 0)) * loops
+    for child in plan.get("Plans", ()):
+        read += _event_rows_read(child)
+    return read
+
+
+@pytest.mark.django_db
+def test_the_read_asks_about_undo_without_reading_the_matchs_events(host) -> None:
+    match = current(local_match(("classic", [], [], 4), host))
+    at = db_now()
+    MatchEvent.objects.bulk_create(
+        MatchEvent(match=match, seq=1000 + i, change=1000 + i, kind="note", at=at)
+        for i in range(400)
+    )
+    sql = fenced._load_sql()[0]
+    for mode in ("local", "online"):
+        Match.objects.filter(pk=match.pk).update(mode=mode)
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, [match.pk])
+            plan = cursor.fetchone()[0][0]["Plan"]
+        # The time of the last event reads one row; "ever an undo" reads none.
+        assert _event_rows_read(plan) == 1, mode
+        assert fenced.load(match.pk).undone_none
+
+
+@pytest.mark.django_db
+def test_the_read_and_the_write_are_prepared_statements(host) -> None:
+    match = current(local_match(("classic", [], [], 4), host))
+    state = match.state()
+    services.match_roll(match_id=match.pk, corner=state.to_play, seq=match.seq, action_id="p1")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any(s.startswith("WITH m AS (UPDATE") for s in prepared), prepared
+    assert any(s.startswith("SELECT") and '"ludo_undone"' in s for s in prepared), prepared
