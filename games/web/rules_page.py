@@ -50,6 +50,8 @@ def board_config(rules: Ruleset) -> dict[str, Any]:
         "goal": rules.goal,
         "finish_from": rules.finish_from,
         "win_pawns": rules.win_pawns,  # how many pawns home finish a seat (quick: one)
+        # Turns the clock may play for a seat in a row before it is out (None: never out).
+        "timeouts_to_forfeit": rules.timeouts_to_forfeit,
         "safe": sorted(rules.safe),
         "stars": sorted(rules.safe - starts),
         "colours": list(rules.colours),

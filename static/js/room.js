@@ -93,6 +93,7 @@ function noMoveReason(reason, die) {
   if (found) return fmt(gettext("no pawn is out, and only a %(faces)s brings one out of the yard"), { faces: found[1].replace(" or ", gettext(" or ")) });
   return fmt(gettext("no pawn can move %(die)s"), { die });
 }
+const STALE_HINT = new Set(["rolled", "moved", "released", "turn_passed", "undone"]);
 const OUT_REASONS = { resigned: gettext("resigned"), timeout: gettext("timeout"), left: gettext("left"), disconnected: gettext("disconnected") };
 
 const LEVEL_NAMES = { beginner: gettext("Beginner"), easy: gettext("Easy"), medium: gettext("Medium"), hard: gettext("Hard"), greedy: gettext("Greedy"), expert: gettext("Expert") };
@@ -473,6 +474,7 @@ function apply(next, events) {
       lostSeen.delete(e.corner);
     }
     if (e.kind === "reaction") showReaction(e);
+    if (e.kind === "timeout") missedTurn(e);
     if (e.kind === "rematch") rematchCode = e.code;
     if (e.kind === "undone") {
       lastMoved = null;
@@ -480,6 +482,10 @@ function apply(next, events) {
     }
     if (["rolled", "moved", "released"].includes(e.kind) && cfg.mine.includes(e.corner)) undoEmpty = false;
   }
+  // The Hint answered for the position it was asked in: once a roll or a move changed it, or
+  // the turn passed, it is about nothing.
+  const hint = $("hint-text");
+  if (hint && !hint.hidden && events.some((e) => STALE_HINT.has(e.kind))) hint.hidden = true;
   const said = events.map(words).filter(Boolean);
   if (said.length) announce(said.join(". "));
   const moved = events.some((e) => ["moved", "released", "captured", "undone"].includes(e.kind));
@@ -508,7 +514,6 @@ function note(e) {
     lone = null;
   }
   history.unshift({ text, kind: e.kind, seq: e.seq, corner: e.kind === "turn_passed" ? e.to : e.corner, r: e.kind === "reaction" ? e.r : undefined });
-  if (history.length > 200) history.pop();
 }
 
 function turnShare() {
@@ -646,15 +651,38 @@ function renderPeople() {
   for (const r of rows) $(`lost-${r.corner}`).textContent = r.text;
   const count = $("watch-count");
   const n = snap.watchers || 0;
-  if (count) count.textContent = !n ? "" : watching ? fmt(ngettext("· %(n)s spectator", "· %(n)s spectators", n), { n }) : fmt(gettext("%(n)s watching"), { n });
+  // Nobody watching: the words stand there unseen, keeping their place in the bar.
+  const shown = Math.max(n, 1);
+  if (count) count.textContent = watching ? fmt(ngettext("· %(n)s spectator", "· %(n)s spectators", shown), { n: shown }) : fmt(gettext("%(n)s watching"), { n: shown });
+  const label = $("watching");
+  if (label) {
+    label.classList.toggle("none", !n && !watching);
+    if (!n && !watching) label.setAttribute("aria-hidden", "true");
+    else label.removeAttribute("aria-hidden");
+  }
 }
 
-function flash(text) {
+function flash(text, className = "back-notice", ms = 5000) {
   const p = document.createElement("p");
-  p.className = "notice back-notice";
+  p.className = `notice ${className}`;
   p.textContent = text;
-  $("notices").after(p);
-  setTimeout(() => p.remove(), 5000);
+  $("flashes").appendChild(p);
+  setTimeout(() => p.remove(), ms);
+  return p;
+}
+
+// A turn the clock played for this viewer: said over the board, just above the die, with a
+// sound, besides the history's line.
+function missedTurn(e) {
+  if (!cfg.mine.includes(e.corner)) return;
+  const who = cfg.mine.length > 1 ? Name(e.corner) : null;
+  let text = who ? fmt(gettext("%(who)s missed a turn: time ran out and it was played for them."), { who }) : gettext("You missed your turn: time ran out and it was played for you.");
+  const limit = cfg.board.timeouts_to_forfeit;
+  if (typeof e.missed === "number" && e.missed > 1) text += " " + fmt(ngettext("%(n)s turn missed in a row.", "%(n)s turns missed in a row.", e.missed), { n: e.missed });
+  if (typeof limit === "number" && typeof e.missed === "number" && limit > e.missed) text += " " + fmt(ngettext("One more and you are out of the match.", "%(n)s more and you are out of the match.", limit - e.missed), { n: limit - e.missed });
+  for (const old of document.querySelectorAll("#flashes .missed-notice")) old.remove();
+  flash(text, "missed-notice", 8000);
+  play("missed");
 }
 
 function renderSeats() {
@@ -857,25 +885,42 @@ function renderWhere() {
   }
 }
 
+// The whole game stays in the history. Each line is drawn once and kept (newest on top): a
+// redraw adds only the lines that are new, so a long game costs nothing more a change. An
+// undo strikes its lines through, which redraws them all once.
+let historyDrawn = 0;
+let historyUndone = 0;
+
+function historyLine(h) {
+  const li = document.createElement(h.undone ? "del" : "li");
+  li.textContent = h.text;
+  if (h.undone) {
+    // struck through: the undo took it back
+    const wrap = document.createElement("li");
+    wrap.className = "undone";
+    wrap.appendChild(li);
+    if (h.corner !== undefined && colours[h.corner]) wrap.dataset.colour = colours[h.corner];
+    return wrap;
+  }
+  if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
+  if (h.r && reactionIcons.has(h.r)) li.append(" ", reactionNode(h.r, "history-react"));
+  return li;
+}
+
 function renderHistory() {
   const ol = $("history");
-  ol.replaceChildren();
-  for (const h of history.slice(0, 60)) {
-    const li = document.createElement(h.undone ? "del" : "li");
-    li.textContent = h.text;
-    if (h.undone) {
-      // struck through: the undo took it back
-      const wrap = document.createElement("li");
-      wrap.className = "undone";
-      wrap.appendChild(li);
-      if (h.corner !== undefined && colours[h.corner]) wrap.dataset.colour = colours[h.corner];
-      ol.appendChild(wrap);
-      continue;
-    }
-    if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
-    if (h.r && reactionIcons.has(h.r)) li.append(" ", reactionNode(h.r, "history-react"));
-    ol.appendChild(li);
+  const undone = history.filter((h) => h.undone).length;
+  if (undone !== historyUndone || historyDrawn > history.length) {
+    ol.replaceChildren();
+    historyDrawn = 0;
+    historyUndone = undone;
   }
+  const fresh = history.slice(0, history.length - historyDrawn);
+  if (!fresh.length) return;
+  const lines = document.createDocumentFragment();
+  for (const h of fresh) lines.appendChild(historyLine(h));
+  ol.prepend(lines);
+  historyDrawn = history.length;
 }
 
 function setStatus(text) {
@@ -911,6 +956,19 @@ $("resign").addEventListener("click", () => {
   const what = cfg.mode === "local" || cfg.mode === "practice" ? gettext("End this game?") : party ? gettext("Leave this match? A bot will play your seat until you take it back.") : gettext("Resign this match? You will be placed last.");
   if (window.confirm(what)) send("resign");
 });
+// The phone's share sheet beside Copy link, only where the browser has one.
+for (const b of document.querySelectorAll("[data-share]")) {
+  const data = { title: document.title, text: b.dataset.shareText, url: b.dataset.share };
+  if (!navigator.share || (navigator.canShare && !navigator.canShare(data))) continue;
+  b.hidden = false;
+  b.addEventListener("click", async () => {
+    try {
+      await navigator.share(data);
+    } catch {
+      // closed without sharing: nothing to say
+    }
+  });
+}
 for (const b of document.querySelectorAll("[data-copy]")) {
   b.addEventListener("click", async () => {
     try {
