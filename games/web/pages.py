@@ -18,7 +18,14 @@ from disputes.services import window_days
 from games.engine import RULESETS, Ruleset
 from games.match import selectors
 from games.web import ladder
-from games.web.choices import HOUSE_RULES, PARTY_OPTIONS, PRESETS, default_level
+from games.web.choices import (
+    HOUSE_RULES,
+    PACES,
+    PARTY_OPTIONS,
+    PRESETS,
+    default_level,
+    remembered_pace,
+)
 from games.web.guides import guides, page_data, preset_guide
 from games.web.rules_page import basics, board_config, examples
 
@@ -41,6 +48,8 @@ def home_page(request: HttpRequest, **extra: Any) -> HttpResponse:
             "default_level_about": ladder.level_text(default_level()),
             "house_rules": HOUSE_RULES,
             "party_options": PARTY_OPTIONS,
+            "paces": PACES,
+            "pace": remembered_pace(request),
             "guest": is_guest(request.user),
             "preview": board_config(RULESETS["classic"]),
             "your_games": selectors.unfinished_games(request.user),

@@ -717,7 +717,9 @@ function renderSeats() {
     const info = document.createElement("span");
     info.className = "seat-info";
     const bits = [];
-    if (s.place) bits.push(fmt(gettext("place %(place)s"), { place: s.place }));
+    // Playing on for 2nd and 3rd place: a seat that finished shows its place at once.
+    const place = s.place || (snap.status === "active" ? (snap.placings || []).indexOf(s.corner) + 1 : 0);
+    if (place) bits.push(fmt(gettext("place %(place)s"), { place }));
     if (s.left) bits.push(gettext("out"));
     if (s.away && !s.bot && !s.left && !s.you) bits.push(fmt(gettext("bot playing for %(who)s"), { who: shownName(s) || Name(s.corner) }));
     if (s.missed_turns) bits.push(fmt(gettext("%(n)s missed"), { n: s.missed_turns }));
@@ -764,7 +766,9 @@ function renderTurn(mine, moves) {
   else {
     const who = seatName(snap.to_play);
     const seat = seatOf(snap.to_play);
-    if (seat && seat.away && seat.you) text = gettext("A bot is playing your turn: take your seat back in the list of players.");
+    const done = cfg.mine.length === 1 ? (snap.placings || []).indexOf(cfg.mine[0]) + 1 : 0;
+    if (done) text = fmt(gettext("You finished in place %(place)s: the others play on for the places after you. %(who)s is playing."), { place: done, who });
+    else if (seat && seat.away && seat.you) text = gettext("A bot is playing your turn: take your seat back in the list of players.");
     else if (mine && snap.phase === "roll") text = cfg.mine.length > 1 ? fmt(gettext("%(who)s's turn: roll the die."), { who }) : gettext("Your turn: roll the die.");
     else if (mine && moves.length === 1) text = fmt(gettext("Only one move: %(move)s. It plays by itself in a moment."), { move: moveWords(moves[0]).toLowerCase() });
     else if (mine) text = fmt(cfg.mine.length > 1 ? gettext("%(who)s: pick a pawn to move %(n)s squares.") : gettext("Pick a pawn to move %(n)s squares."), { who, n: snap.die });
