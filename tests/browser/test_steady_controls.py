@@ -209,3 +209,26 @@ def test_nothing_tapped_moves_when_something_appears(
     assert after == before, "the turn passing moved a control"
     assert not errors, errors
     ctx.close()
+
+
+@pytest.mark.parametrize("size", [PHONE, {"width": 1280, "height": 800}], ids=["phone", "desktop"])
+def test_the_rules_pictures_show_their_pawns(
+    site: str, browser: Browser, size: dict[str, int]
+) -> None:
+    """ "Ludo in two minutes": each picture big enough to see a capture in it."""
+    ctx = browser.new_context(viewport=size)  # type: ignore[arg-type]
+    page = ctx.new_page()
+    page.goto(f"{site}/rules/")
+    picture = page.locator("#basic-capture svg.mini")
+    expect(picture.locator(".pawn").first).to_be_attached()
+    board = picture.bounding_box()
+    assert board and board["width"] >= (280 if size is PHONE else 190), board
+    pawns = [
+        picture.locator(".pawn").nth(i).bounding_box()
+        for i in range(picture.locator(".pawn").count())
+    ]
+    assert pawns and min(p["width"] for p in pawns if p) >= 9, pawns
+    shoot(page.locator("#basic-capture").page, "rules-basics")
+    page.locator("#basic-capture").scroll_into_view_if_needed()
+    shoot(page, "rules-capture")
+    ctx.close()

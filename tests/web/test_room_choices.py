@@ -156,3 +156,22 @@ def test_seat_names_are_checked() -> None:
             bots={2: "easy"},
             seat_names={0: "Asha"},
         )
+
+
+def test_the_rules_pages_body_is_made_once_a_language() -> None:
+    from django.utils import translation
+
+    from games.web.pages import _rules_body
+
+    _rules_body.cache_clear()
+    client = Client()
+    first = client.get("/rules/").content.decode()
+    again = client.get("/rules/").content.decode()
+    assert first == again and 'id="basic-capture"' in first and 'id="rules-data"' in first
+    assert _rules_body.cache_info().hits >= 1 and _rules_body.cache_info().misses == 1
+    client.cookies["django_language"] = "hi"
+    hindi = client.get("/rules/").content.decode()
+    assert _rules_body.cache_info().misses == 2
+    with translation.override("hi"):
+        assert translation.gettext("The rules") in hindi
+    assert hindi != first
