@@ -482,10 +482,8 @@ function apply(next, events) {
     }
     if (["rolled", "moved", "released"].includes(e.kind) && cfg.mine.includes(e.corner)) undoEmpty = false;
   }
-  // The Hint answered for the position it was asked in: once a roll or a move changed it, or
-  // the turn passed, it is about nothing.
-  const hint = $("hint-text");
-  if (hint && !hint.hidden && events.some((e) => STALE_HINT.has(e.kind))) hint.hidden = true;
+  // A hint is for the position it was asked in: stale once a roll or a move changed it.
+  if ($("hint-text") && events.some((e) => STALE_HINT.has(e.kind))) $("hint-text").hidden = true;
   const said = events.map(words).filter(Boolean);
   if (said.length) announce(said.join(". "));
   const moved = events.some((e) => ["moved", "released", "captured", "undone"].includes(e.kind));
@@ -651,15 +649,9 @@ function renderPeople() {
   for (const r of rows) $(`lost-${r.corner}`).textContent = r.text;
   const count = $("watch-count");
   const n = snap.watchers || 0;
-  // Nobody watching: the words stand there unseen, keeping their place in the bar.
-  const shown = Math.max(n, 1);
-  if (count) count.textContent = watching ? fmt(ngettext("· %(n)s spectator", "· %(n)s spectators", shown), { n: shown }) : fmt(gettext("%(n)s watching"), { n: shown });
-  const label = $("watching");
-  if (label) {
-    label.classList.toggle("none", !n && !watching);
-    if (!n && !watching) label.setAttribute("aria-hidden", "true");
-    else label.removeAttribute("aria-hidden");
-  }
+  const k = Math.max(n, 1); // nobody watching: the words keep their place, unseen
+  if (count) count.textContent = watching ? fmt(ngettext("· %(n)s spectator", "· %(n)s spectators", k), { n: k }) : fmt(gettext("%(n)s watching"), { n: k });
+  $("watching")?.classList.toggle("none", !n && !watching);
 }
 
 function flash(text, className = "back-notice", ms = 5000) {
@@ -671,15 +663,14 @@ function flash(text, className = "back-notice", ms = 5000) {
   return p;
 }
 
-// A turn the clock played for this viewer: said over the board, just above the die, with a
-// sound, besides the history's line.
+// A turn the clock played for this viewer: said over the board, above the die, with a sound.
 function missedTurn(e) {
   if (!cfg.mine.includes(e.corner)) return;
-  const who = cfg.mine.length > 1 ? Name(e.corner) : null;
-  let text = who ? fmt(gettext("%(who)s missed a turn: time ran out and it was played for them."), { who }) : gettext("You missed your turn: time ran out and it was played for you.");
-  const limit = cfg.board.timeouts_to_forfeit;
-  if (typeof e.missed === "number" && e.missed > 1) text += " " + fmt(ngettext("%(n)s turn missed in a row.", "%(n)s turns missed in a row.", e.missed), { n: e.missed });
-  if (typeof limit === "number" && typeof e.missed === "number" && limit > e.missed) text += " " + fmt(ngettext("One more and you are out of the match.", "%(n)s more and you are out of the match.", limit - e.missed), { n: limit - e.missed });
+  const n = e.missed || 1;
+  const left = (cfg.board.timeouts_to_forfeit || 0) - n;
+  let text = cfg.mine.length > 1 ? fmt(gettext("%(who)s missed a turn: time ran out and it was played for them."), { who: Name(e.corner) }) : gettext("You missed your turn: time ran out and it was played for you.");
+  if (n > 1) text += " " + fmt(ngettext("%(n)s turn missed in a row.", "%(n)s turns missed in a row.", n), { n });
+  if (left > 0) text += " " + fmt(ngettext("%(n)s more missed turn and you are out of the match.", "%(n)s more missed turns and you are out of the match.", left), { n: left });
   for (const old of document.querySelectorAll("#flashes .missed-notice")) old.remove();
   flash(text, "missed-notice", 8000);
   play("missed");
@@ -875,7 +866,9 @@ function renderWhere() {
     th.append(` ${Name(s.corner)}`);
     tr.appendChild(th);
     const yard = pawns.filter((p) => p < 0).length;
-    const track = pawns.filter((p) => p >= 0 && p <= geo.lastTrack).map((p) => geo.absolute(s.corner, p)).sort((a, b) => a - b);
+    // Each pawn on the track by the squares it still has to go (the board numbers no square).
+    const finishAt = cfg.board.finish_from ?? geo.goal;
+    const track = pawns.filter((p) => p >= 0 && p <= geo.lastTrack).map((p) => finishAt - p).sort((a, b) => a - b);
     const finish = cfg.board.finish_from ?? geo.goal;
     const column = pawns.filter((p) => p > geo.lastTrack && p < finish).map((p) => p - geo.lastTrack);
     const homed = pawns.filter((p) => p >= finish);
@@ -889,42 +882,32 @@ function renderWhere() {
   }
 }
 
-// The whole game stays in the history. Each line is drawn once and kept (newest on top): a
-// redraw adds only the lines that are new, so a long game costs nothing more a change. An
-// undo strikes its lines through, which redraws them all once.
-let historyDrawn = 0;
-let historyUndone = 0;
+// The whole game stays in the history: each line drawn once, new ones added on top (an undo,
+// striking lines through, draws them all again).
+let drawn = 0;
+let struck = 0;
 
 function historyLine(h) {
-  const li = document.createElement(h.undone ? "del" : "li");
-  li.textContent = h.text;
-  if (h.undone) {
-    // struck through: the undo took it back
-    const wrap = document.createElement("li");
-    wrap.className = "undone";
-    wrap.appendChild(li);
-    if (h.corner !== undefined && colours[h.corner]) wrap.dataset.colour = colours[h.corner];
-    return wrap;
-  }
+  const li = document.createElement("li");
+  const text = h.undone ? document.createElement("del") : li;
+  text.textContent = h.text;
+  if (h.undone) li.className = "undone";
+  if (h.undone) li.appendChild(text);
   if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
-  if (h.r && reactionIcons.has(h.r)) li.append(" ", reactionNode(h.r, "history-react"));
+  if (h.r && !h.undone && reactionIcons.has(h.r)) li.append(" ", reactionNode(h.r, "history-react"));
   return li;
 }
 
 function renderHistory() {
   const ol = $("history");
   const undone = history.filter((h) => h.undone).length;
-  if (undone !== historyUndone || historyDrawn > history.length) {
+  if (undone !== struck || drawn > history.length) {
     ol.replaceChildren();
-    historyDrawn = 0;
-    historyUndone = undone;
+    drawn = 0;
+    struck = undone;
   }
-  const fresh = history.slice(0, history.length - historyDrawn);
-  if (!fresh.length) return;
-  const lines = document.createDocumentFragment();
-  for (const h of fresh) lines.appendChild(historyLine(h));
-  ol.prepend(lines);
-  historyDrawn = history.length;
+  if (history.length > drawn) ol.prepend(...history.slice(0, history.length - drawn).map(historyLine));
+  drawn = history.length;
 }
 
 function setStatus(text) {
@@ -962,16 +945,9 @@ $("resign").addEventListener("click", () => {
 });
 // The phone's share sheet beside Copy link, only where the browser has one.
 for (const b of document.querySelectorAll("[data-share]")) {
-  const data = { title: document.title, text: b.dataset.shareText, url: b.dataset.share };
-  if (!navigator.share || (navigator.canShare && !navigator.canShare(data))) continue;
-  b.hidden = false;
-  b.addEventListener("click", async () => {
-    try {
-      await navigator.share(data);
-    } catch {
-      // closed without sharing: nothing to say
-    }
-  });
+  const data = { text: b.dataset.shareText, url: b.dataset.share };
+  b.hidden = !navigator.share || navigator.canShare?.(data) === false;
+  b.onclick = () => navigator.share(data).catch(() => {}); // closed without sharing: nothing
 }
 for (const b of document.querySelectorAll("[data-copy]")) {
   b.addEventListener("click", async () => {

@@ -143,7 +143,7 @@ def test_nothing_tapped_moves_when_something_appears(
     expect(notice).to_be_visible()
     if lang == "en":
         expect(notice).to_contain_text("You missed your turn")
-        expect(notice).to_contain_text("2 more and you are out of the match")
+        expect(notice).to_contain_text("2 more missed turns and you are out of the match")
     else:
         expect(notice).not_to_contain_text("missed")
     assert page.evaluate("() => window.__tones") > tones, "the missed turn made no sound"
