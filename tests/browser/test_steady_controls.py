@@ -207,8 +207,57 @@ def test_nothing_tapped_moves_when_something_appears(
     expect(page.locator("#hint-text")).to_be_hidden()
     after = _boxes(page)
     assert after == before, "the turn passing moved a control"
+
+    # The history keeps the whole game, however long.
+    lines = page.locator("#history li").count()
+    said = [{"kind": "reaction", "corner": bot, "r": "thumbs"}] * 150
+    _send(
+        ws,
+        "update",
+        v,
+        {
+            "events": said,
+            "state": {
+                **base,
+                "v": v,
+                "pawns": pawns,
+                "to_play": bot,
+                "phase": "roll",
+                "watchers": 1,
+            },
+        },
+    )
+    expect(page.locator("#history li")).to_have_count(lines + 150)
+    assert _boxes(page) == before
     assert not errors, errors
     ctx.close()
+
+
+def test_the_share_sheet_only_where_the_browser_has_one(site: str, browser: Browser) -> None:
+    """Beside Copy link, "Share…" opens the phone's share sheet with the room's link; a
+    browser without one shows no such button."""
+    for shares in (False, True):
+        ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)  # type: ignore[arg-type]
+        if shares:
+            ctx.add_init_script("navigator.share = async (data) => { window.__shared = data; };")
+        page = ctx.new_page()
+        page.goto(f"{site}/")
+        friends = page.locator("form[action='/play/friends/']")
+        friends.locator("select[name=ruleset]").select_option("classic")
+        friends.locator("button[type=submit]").click()
+        link = page.locator("#join-link")
+        expect(link).to_be_visible()
+        share = page.locator("#share-link")
+        if not shares:
+            expect(share).to_be_hidden()
+        else:
+            expect(share).to_be_visible()
+            share.click()
+            page.wait_for_function("() => window.__shared")
+            sent = page.evaluate("() => window.__shared")
+            assert sent["url"] == link.get_attribute("href"), sent
+            shoot(page, "steady-share")
+        ctx.close()
 
 
 @pytest.mark.parametrize("size", [PHONE, {"width": 1280, "height": 800}], ids=["phone", "desktop"])

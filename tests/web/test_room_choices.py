@@ -171,8 +171,44 @@ def test_the_rules_pages_body_is_made_once_a_language() -> None:
     assert first.count('class="basic"') == again.count('class="basic"') == 6
     assert _rules_body.cache_info().hits >= 1 and _rules_body.cache_info().misses == 1
     client.cookies["django_language"] = "hi"
-    hindi = client.get("/rules/").content.decode()
+    try:
+        hindi = client.get("/rules/").content.decode()
+    finally:
+        translation.activate("en")  # the request left Hindi active in this thread
     assert _rules_body.cache_info().misses == 2
     with translation.override("hi"):
         assert translation.gettext("The rules") in hindi
     assert hindi != first
+
+
+@override_settings(LUDO_BOT_DELAY=0.0)
+def test_a_game_against_bots_alone_offers_no_dispute_and_names_its_bots_as_the_room() -> None:
+    from disputes.templatetags.disputes import match_disputes
+
+    host = User.objects.create(username="solo")
+    match = services.match_create(
+        ruleset="classic", players=2, mode="practice", host=host, bots={2: "medium"}, first=0
+    )
+    rng = random.Random(5)
+    for n in range(5000):  # the person plays at random; the bot's steps fall due at once
+        match = current(match)
+        if match.status != Status.ACTIVE:
+            break
+        state = match.state()
+        assert state is not None
+        step(match, rng, n, timeout_rate=1.0 if state.to_play == 2 else 0.0)
+    match = current(match)
+    assert match.status == Status.FINISHED
+    assert match_disputes({"user": host}, match)["can_open"] is False
+    client = Client()
+    client.force_login(host)
+    replay = client.get(f"/r/{match.code}/replay/").content.decode()
+    assert 'id="report-problem"' not in replay
+    assert "Kai, medium bot" in replay
+    assert "computer (BOT)" not in replay
+    # Where another person played, the way to open one stays.
+    ann, ben = User.objects.create(username="ann"), User.objects.create(username="ben")
+    duel = services.match_create(ruleset="classic", players=2, mode="friendly", host=ann)
+    services.match_join(code=duel.code, user=ben)
+    services.match_forfeit(match_id=duel.pk, corner=2, reason="resigned")
+    assert match_disputes({"user": ann}, current(duel))["can_open"] is True
