@@ -553,7 +553,8 @@ function render(animate = false) {
   $("die-button").classList.toggle("watch-only", watching);
   renderResult();
   const handed = (snap.seats || []).some((s) => s.you && s.away);
-  $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length || handed;
+  const placed = cfg.mine.length === 1 && (snap.placings || []).includes(cfg.mine[0]); // playing on
+  $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length || handed || placed;
   if ($("undo")) $("undo").hidden = !canUndo();
   renderShield(mine ? moves : []);
   lone = moves.length === 1 && mine ? moves[0] : null;
