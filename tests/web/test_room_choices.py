@@ -9,13 +9,16 @@ from datetime import timedelta
 
 import pytest
 from django.test import Client, override_settings
+from django.utils import translation
 
 from accounts.models import User
+from disputes.templatetags.disputes import match_disputes
 from games import services
 from games.match.errors import ServiceError
 from games.match.selectors import seat_label, seat_name, snapshot_for
 from games.models import Match, Status
 from games.services.deadlines import bot_delay
+from games.web.pages import _rules_body
 from tests.storage.driver import current, step
 
 pytestmark = pytest.mark.django_db
@@ -159,10 +162,6 @@ def test_seat_names_are_checked() -> None:
 
 
 def test_the_rules_pages_body_is_made_once_a_language() -> None:
-    from django.utils import translation
-
-    from games.web.pages import _rules_body
-
     _rules_body.cache_clear()
     client = Client()
     first = client.get("/rules/").content.decode()
@@ -183,8 +182,6 @@ def test_the_rules_pages_body_is_made_once_a_language() -> None:
 
 @override_settings(LUDO_BOT_DELAY=0.0)
 def test_a_game_against_bots_alone_offers_no_dispute_and_names_its_bots_as_the_room() -> None:
-    from disputes.templatetags.disputes import match_disputes
-
     host = User.objects.create(username="solo")
     match = services.match_create(
         ruleset="classic", players=2, mode="practice", host=host, bots={2: "medium"}, first=0
