@@ -66,8 +66,12 @@ def match_disputes(context: dict[str, Any], match: Any) -> dict[str, Any]:
         return out
     out["mine"] = list(Dispute.objects.filter(match=match, player=user).order_by("-opened_at"))
     why = services.disputable(match, user)
-    out["can_open"] = why is None
-    out["closed"] = why == "window_closed" and not out["mine"]
+    # Against bots alone there is nobody to dispute with: the way to open one is not offered
+    # (a dispute already filed is still shown).
+    with_people = match.seats.filter(bot__isnull=True, user__isnull=False).exclude(user=user)
+    people = bool(out["mine"]) or with_people.exists()
+    out["can_open"] = why is None and people
+    out["closed"] = why == "window_closed" and people and not out["mine"]
     out["days"] = services.window_days()
     if services.is_moderator(user):
         out["moderator"] = True

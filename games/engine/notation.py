@@ -19,7 +19,14 @@ import functools
 from .pawns import IllegalAction
 from .rules import RULESETS, Ruleset
 
-OPTIONS = ("compulsory_capture", "optional_bring_out", "no_jump_home_column", "pairs", "power")
+OPTIONS = (
+    "compulsory_capture",
+    "optional_bring_out",
+    "no_jump_home_column",
+    "play_on",
+    "pairs",
+    "power",
+)
 
 
 def rules_name(rules: Ruleset) -> str:

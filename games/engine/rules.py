@@ -74,6 +74,9 @@ class Ruleset:
     compulsory_capture: bool = False
     optional_bring_out: bool = False
     no_jump_home_column: bool = False
+    # Play on for 2nd and 3rd place: the game goes on after the first player finishes, until
+    # one is left (`ending` "last"); places by finishing order.
+    play_on: bool = False
     # Party options.
     pairs: bool = False
     power: bool = False
@@ -89,6 +92,8 @@ class Ruleset:
             raise ValueError("start_out is 0 to 4 pawns, win_pawns 1 to 4")
         if not self.release_faces or not self.release_faces <= frozenset(range(1, 7)):
             raise ValueError("release_faces are faces of a die, 1 to 6")
+        if self.play_on:
+            object.__setattr__(self, "ending", "last")
         object.__setattr__(self, "board", Board(self))
 
     @property
@@ -120,7 +125,7 @@ class Ruleset:
 
     def with_options(self, **options: bool) -> Ruleset:
         """This preset with house rules or party options switched on or off."""
-        known = {"compulsory_capture", "optional_bring_out", "no_jump_home_column"}
+        known = {"compulsory_capture", "optional_bring_out", "no_jump_home_column", "play_on"}
         known |= {"pairs", "power"} if self.name == "party" else set()
         unknown = sorted(set(options) - known)
         if unknown:

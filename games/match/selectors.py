@@ -104,7 +104,7 @@ def seat_name(seat: Seat, match: Match) -> str:
         return f"{BOT_NAMES[seat.corner % 4]}, {seat.bot} bot"
     colour = match.rules.colours[seat.corner].capitalize()
     if match.mode == "local" or seat.user is None:
-        return colour
+        return local_name(seat, match) or colour
     return str(seat.user.name_as_given)  # the wire's, the same for every reader
 
 
@@ -119,8 +119,15 @@ def seat_label(seat: Seat, match: Match) -> str:
     if seat.bot:
         return seat_name(seat, match)
     if match.mode == "local" or seat.user is None:
-        return names.colour(match.rules.colours[seat.corner])
+        return local_name(seat, match) or names.colour(match.rules.colours[seat.corner])
     return str(seat.user.shown_name)
+
+
+def local_name(seat: Seat, match: Match) -> str:
+    """The name a one-device game's setup gave this seat's person ("" when none was)."""
+    if match.mode != "local":
+        return ""
+    return str(((match.options or {}).get("names") or {}).get(str(seat.corner), ""))
 
 
 def _legal(move: Move) -> dict[str, Any]:
@@ -317,7 +324,9 @@ def _seat_row(match: Match, corner: int, seat: Seat | None) -> dict[str, Any]:
         "bot_name": BOT_NAMES[seat.corner % 4] if seat is not None and seat.bot else None,
         # A guest's tag ("1A2B") while they keep the name given them: "Guest 1A2B" in the
         # page's language.
-        "guest_tag": seat.user.guest_tag if seat is not None and seat.user is not None else None,
+        "guest_tag": seat.user.guest_tag
+        if seat is not None and seat.user is not None and match.mode != "local"
+        else None,
         # When the seat's last connection closed: the room counts the grace down.
         "disconnected_at": seat.disconnected_at.isoformat()
         if seat is not None and seat.disconnected_at

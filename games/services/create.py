@@ -40,6 +40,7 @@ from games.models import (
     Turn,
 )
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL
+from games.services.deadlines import PACES
 from games.services.kernel import (
     Change,
     announce,
@@ -49,8 +50,40 @@ from games.services.kernel import (
 )
 from games.services.ranked_seats import ranked_may_sit, ranked_refusals
 
-HOUSE_RULES = ("compulsory_capture", "optional_bring_out", "no_jump_home_column")
+HOUSE_RULES = ("compulsory_capture", "optional_bring_out", "no_jump_home_column", "play_on")
 PARTY_OPTIONS = ("pairs", "power")
+# A seat's name in a one-device game.
+SEAT_NAME_LENGTH = 20
+
+
+def check_pace(pace: str | None) -> str | None:
+    if pace in (None, "", "normal"):
+        return None
+    if pace not in PACES:
+        raise ServiceError(
+            "bad_request", f"There is no pace {pace!r}; there are {', '.join(PACES)}"
+        )
+    return pace
+
+
+def check_seat_names(names: Mapping[Any, Any] | None, corners: Sequence[int]) -> dict[str, str]:
+    """Names for the people of a one-device game, by corner: printable, trimmed, short."""
+    out: dict[str, str] = {}
+    for key, value in (names or {}).items():
+        try:
+            corner = int(key)
+        except (TypeError, ValueError) as exc:
+            raise ServiceError("bad_request", f"No corner {key!r}") from exc
+        if corner not in corners:
+            raise ServiceError("bad_request", f"Corner {corner} has no seat in this match")
+        text = " ".join("".join(ch for ch in str(value) if ch.isprintable()).split())
+        if len(text) > SEAT_NAME_LENGTH:
+            raise ServiceError(
+                "bad_request", f"A seat's name is at most {SEAT_NAME_LENGTH} characters"
+            )
+        if text:
+            out[str(corner)] = text
+    return out
 
 
 def _option_names(value: Mapping[str, Any] | Iterable[str] | None, known: tuple[str, ...]) -> list:
@@ -131,6 +164,8 @@ def match_create(
     ip: str | None = None,
     paired: Iterable[Any] | None = None,
     user_agent: str = "",
+    pace: str | None = None,
+    seat_names: Mapping[Any, Any] | None = None,
 ) -> Match:
     """Open a match. The host takes the lowest free seat (in local play every seat that is not
     a bot); bots take the corners given. It starts at once when every seat is filled.
@@ -143,6 +178,8 @@ def match_create(
     ``first`` fixes the starting corner (else the preset's rule: red, or drawn with the dice).
     ``server_seed`` is for reproducible practice simulations only. ``ip`` (the host's address)
     goes into the audit log; ``user_agent`` (the host's browser) is stored on their seats.
+    ``pace`` (`PACES`) sets how long bots pause before each step; ``seat_names`` names the
+    people of a one-device game by corner.
     """
     rules, chosen = _rules_of(ruleset, mode, house_rules, options)
     try:
@@ -155,6 +192,10 @@ def match_create(
     host_corners = _host_corners(mode, host, [c for c in corners if c not in bot_levels])
     seed = server_seed if server_seed is not None else dice.new_server_seed()
     host_seed = check_client_seed(client_seed)
+    chosen_pace = check_pace(pace)
+    if seat_names and mode != Mode.LOCAL:
+        raise ServiceError("bad_request", "Seats are named in one-device games only")
+    named = check_seat_names(seat_names, [c for c in corners if c not in bot_levels])
     options_stored = {
         **({"paired": paired_ids} if mode == Mode.RANKED else {}),
         "rules": rules_name(rules),
@@ -162,6 +203,8 @@ def match_create(
         "pairs": rules.pairs,
         "power": rules.power,
         "first": first,
+        **({"pace": chosen_pace} if chosen_pace else {}),
+        **({"names": named} if named else {}),
     }
     with transaction.atomic():
         if mode == Mode.RANKED and host is not None:

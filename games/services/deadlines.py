@@ -12,10 +12,13 @@ from django.conf import settings
 
 from games.engine import legal_moves
 from games.match import selectors
-from games.models import Status
+from games.models import Match, Status
 
 if TYPE_CHECKING:
     from games.services.kernel import Change
+
+# The bots' paces a match may be given (`games.services.create.check_pace` checks the choice).
+PACES = {"relaxed": 2.0, "normal": 1.0, "fast": 0.35}
 
 # The clocks a room draws are read with its snapshot (`games.match.selectors`, which composes
 # it in one place); the services deal deadlines from the same figures.
@@ -24,9 +27,11 @@ room_clocks = selectors.room_clocks
 turn_seconds = selectors.turn_seconds
 
 
-def bot_delay() -> float:
-    """The pause before a bot's step or an auto-move, so people can follow it."""
-    return float(settings.LUDO_BOT_DELAY)
+def bot_delay(match: Match | None = None) -> float:
+    """The pause before a bot's step or an auto-move, so people can follow it: the site's,
+    times the pace the match's player chose (practice: relaxed, normal or fast)."""
+    pace = (match.options or {}).get("pace") if match is not None else None
+    return float(settings.LUDO_BOT_DELAY) * PACES.get(pace or "normal", 1.0)
 
 
 def pass_pause() -> float:
@@ -51,7 +56,7 @@ def deadline_of(change: Change) -> datetime | None:
     seat = change.seat_to_play()
     if seat.bot or seat.away:
         # A bot's seat, or a player's the computer plays while they are away (presence).
-        return start + timedelta(seconds=bot_delay())
+        return start + timedelta(seconds=bot_delay(match))
     rules = match.rules
     if (
         rules.on_disconnect == "computer"
@@ -63,7 +68,7 @@ def deadline_of(change: Change) -> datetime | None:
         # (`seat_grace_expired` hands the seat to the computer and deals a deadline again).
         return None
     if state.phase == "move" and len(legal_moves(state)) == 1:
-        return change.now + timedelta(seconds=bot_delay())
+        return change.now + timedelta(seconds=bot_delay(match))
     seconds = turn_seconds(match)
     if seconds is None:
         return None

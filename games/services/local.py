@@ -97,4 +97,6 @@ def match_start_over(*, match_id: int, user: Any, ip: str | None = None) -> Matc
             bots={s.corner: s.bot for s in change.seats if s.bot},
             first=options.get("first"),
             ip=ip,
+            pace=options.get("pace"),
+            seat_names=options.get("names"),
         )

@@ -62,6 +62,7 @@ def match_rematch(*, match_id: int, user: Any, ip: str | None = None) -> Match:
             host=user,
             bots={s.corner: s.bot for s in seats if s.bot},
             ip=ip,
+            pace=options.get("pace"),
         )
         old.seq += 1
         mine = next(s.corner for s in seats if s.user_id == user.pk)

@@ -61,6 +61,7 @@ HOUSE_RULES = [
     ("compulsory_capture", _("Capturing is compulsory")),
     ("optional_bring_out", _("Bringing out is optional")),
     ("no_jump_home_column", _("No jumping in the home column")),
+    ("play_on", _("Play on for 2nd and 3rd place (3 or 4 players)")),
 ]
 
 
@@ -68,6 +69,30 @@ PARTY_OPTIONS = [
     ("pairs", _("Pairs: partners across the board (4 players)")),
     ("power", _("Power squares: bonuses to collect and use")),
 ]
+
+
+# The bots' pace (`games.services.deadlines.PACES`): the player's choice is kept in their
+# session and offered again.
+PACES = [
+    ("relaxed", _("Relaxed")),
+    ("normal", _("Normal")),
+    ("fast", _("Fast")),
+]
+PACE_KEY = "ludo_pace"
+
+
+def pace_of(request: HttpRequest) -> str:
+    """The pace a form chose (remembered for the next game), else the remembered one."""
+    chosen = request.POST.get("pace")
+    if chosen in {k for k, _ in PACES}:
+        request.session[PACE_KEY] = chosen
+        return str(chosen)
+    return remembered_pace(request)
+
+
+def remembered_pace(request: HttpRequest) -> str:
+    kept = request.session.get(PACE_KEY) if hasattr(request, "session") else None
+    return kept if kept in {k for k, _ in PACES} else "normal"
 
 
 def variant(request: HttpRequest, ruleset: str) -> dict[str, list[str]]:

@@ -3,13 +3,16 @@ guides."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.formats import number_format
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from accounts.forms import TERMS_VERSION
@@ -18,7 +21,14 @@ from disputes.services import window_days
 from games.engine import RULESETS, Ruleset
 from games.match import selectors
 from games.web import ladder
-from games.web.choices import HOUSE_RULES, PARTY_OPTIONS, PRESETS, default_level
+from games.web.choices import (
+    HOUSE_RULES,
+    PACES,
+    PARTY_OPTIONS,
+    PRESETS,
+    default_level,
+    remembered_pace,
+)
 from games.web.guides import guides, page_data, preset_guide
 from games.web.rules_page import basics, board_config, examples
 
@@ -41,6 +51,8 @@ def home_page(request: HttpRequest, **extra: Any) -> HttpResponse:
             "default_level_about": ladder.level_text(default_level()),
             "house_rules": HOUSE_RULES,
             "party_options": PARTY_OPTIONS,
+            "paces": PACES,
+            "pace": remembered_pace(request),
             "guest": is_guest(request.user),
             "preview": board_config(RULESETS["classic"]),
             "your_games": selectors.unfinished_games(request.user),
@@ -232,6 +244,14 @@ def guide(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def rules(request: HttpRequest) -> HttpResponse:
+    """The rules page. Its body (every preset's worked examples played on the engine, and
+    their boards' data) is the same for every reader of a language: made once a language and
+    process, the page around it (the header, the signed-in name) for each request."""
+    return render(request, "games/rules.html", {"body": _rules_body(get_language() or "en")})
+
+
+@functools.lru_cache(maxsize=16)
+def _rules_body(language: str) -> SafeString:
     presets = []
     for name, title, lead in PRESETS:
         r = RULESETS[name]
@@ -277,8 +297,5 @@ def rules(request: HttpRequest) -> HttpResponse:
         }
         for b in basics()
     ]
-    return render(
-        request,
-        "games/rules.html",
-        {"presets": presets, "data": data, "basics": first, "basics_data": basics_data},
-    )
+    context = {"presets": presets, "data": data, "basics": first, "basics_data": basics_data}
+    return mark_safe(render_to_string("games/_rules_body.html", context))  # noqa: S308 - ours

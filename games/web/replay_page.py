@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 from games.match import names
 from games.match.replay import initial_state, load_actions, steps, withdrawn
 from games.match.reports import report_for
+from games.match.selectors import local_name, seat_label
 from games.models import MatchEvent, Mode
 from games.services import reactions
 from games.services.analysis import analyse_match
@@ -192,11 +193,12 @@ def _seat_label(seat: Any, colour: str) -> str:
     name = names.colour(colour)
     if seat is None:
         return name
+    # A bot by the name the room gave it ("Kai, medium bot"), a one-device game's people by
+    # the names its setup gave them.
     if seat.bot:
-        return _("%(colour)s: %(level)s computer (BOT)") % {
-            "colour": name,
-            "level": names.level(seat.bot),
-        }
+        return _("%(colour)s: %(name)s") % {"colour": name, "name": seat_label(seat, seat.match)}
     if seat.user is not None and seat.match.mode != "local":
         return _("%(colour)s: %(name)s") % {"colour": name, "name": seat.user.shown_name}
+    if local_name(seat, seat.match):
+        return _("%(colour)s: %(name)s") % {"colour": name, "name": local_name(seat, seat.match)}
     return name

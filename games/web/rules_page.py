@@ -28,6 +28,7 @@ from games.engine import (
     roll,
     setup,
 )
+from games.engine.notation import rules_from_name
 from games.engine.rules import BONUS_OFFSETS
 from games.match import names
 from games.match.saying import BONUSES
@@ -50,6 +51,8 @@ def board_config(rules: Ruleset) -> dict[str, Any]:
         "goal": rules.goal,
         "finish_from": rules.finish_from,
         "win_pawns": rules.win_pawns,  # how many pawns home finish a seat (quick: one)
+        # Turns the clock may play for a seat in a row before it is out (None: never out).
+        "timeouts_to_forfeit": rules.timeouts_to_forfeit,
         "safe": sorted(rules.safe),
         "stars": sorted(rules.safe - starts),
         "colours": list(rules.colours),
@@ -331,14 +334,14 @@ def _party_examples(r: Ruleset) -> list[Example]:
         _example(
             _("Pairs: partners (opposite corners) never capture each other"),
             _play(
-                r.with_options(pairs=True),
+                rules_from_name("party+pairs"),
                 {0: [15, Y, Y, Y], 1: [Y] * 4, 2: [46, Y, Y, Y], 3: [Y] * 4},
                 [5, "p1"],
             ),
         ),
         _example(
             _("Power: a pawn that ends on a bonus square adds it to the stock"),
-            _play(r.with_options(power=True), {0: [0, Y, Y, Y], 1: [Y] * 4}, [2, "p1"]),
+            _play(rules_from_name("party+power"), {0: [0, Y, Y, Y], 1: [Y] * 4}, [2, "p1"]),
         ),
     ]
 

@@ -22,12 +22,15 @@ from games.web import ladder
 from games.web.choices import (
     HOUSE_RULES,
     LOCAL_BOT_LEVEL,
+    PACES,
     PARTY_OPTIONS,
     PRESETS,
     choice,
     default_level,
     levels,
+    pace_of,
     players_of,
+    remembered_pace,
     variant,
 )
 from games.web.pages import home_page
@@ -61,6 +64,7 @@ def play_computer(request: HttpRequest) -> HttpResponse:
         players=players,
         mode="practice",
         bots={c: level for c in corners[1:]},
+        pace=pace_of(request),
         **variant(request, ruleset),
     )
 
@@ -89,22 +93,29 @@ def play_local(request: HttpRequest) -> HttpResponse:
                 "corners": _local_corners(),
                 "house_rules": HOUSE_RULES,
                 "party_options": PARTY_OPTIONS,
+                "paces": PACES,
+                "pace": remembered_pace(request),
             },
         )
     ruleset = choice(request.POST.get("ruleset"), [(k, k) for k, _, _ in PRESETS], "family")
     players = 2 if ruleset == "duel" else players_of(request.POST.get("players"))
     corners = RULESETS[ruleset].seats_for(players)
     bots = {}
+    names = {}
     for c in corners:
         who = request.POST.get(f"seat{c}", "person")
         if who != "person":
             bots[c] = choice(who, levels(), LOCAL_BOT_LEVEL)
+        else:
+            names[c] = request.POST.get(f"name{c}", "")
     return _create(
         request,
         ruleset=ruleset,
         players=players,
         mode="local",
         bots=bots,
+        seat_names=names,
+        pace=pace_of(request),
         **variant(request, ruleset),
     )
 

@@ -93,6 +93,7 @@ function noMoveReason(reason, die) {
   if (found) return fmt(gettext("no pawn is out, and only a %(faces)s brings one out of the yard"), { faces: found[1].replace(" or ", gettext(" or ")) });
   return fmt(gettext("no pawn can move %(die)s"), { die });
 }
+const STALE_HINT = new Set(["rolled", "moved", "released", "turn_passed", "undone"]);
 const OUT_REASONS = { resigned: gettext("resigned"), timeout: gettext("timeout"), left: gettext("left"), disconnected: gettext("disconnected") };
 
 const LEVEL_NAMES = { beginner: gettext("Beginner"), easy: gettext("Easy"), medium: gettext("Medium"), hard: gettext("Hard"), greedy: gettext("Greedy"), expert: gettext("Expert") };
@@ -474,6 +475,7 @@ function apply(next, events) {
       lostSeen.delete(e.corner);
     }
     if (e.kind === "reaction") showReaction(e);
+    if (e.kind === "timeout") missedTurn(e);
     if (e.kind === "rematch") rematchCode = e.code;
     if (e.kind === "undone") {
       lastMoved = null;
@@ -481,6 +483,8 @@ function apply(next, events) {
     }
     if (["rolled", "moved", "released"].includes(e.kind) && cfg.mine.includes(e.corner)) undoEmpty = false;
   }
+  // A hint is for the position it was asked in: stale once a roll or a move changed it.
+  if ($("hint-text") && events.some((e) => STALE_HINT.has(e.kind))) $("hint-text").hidden = true;
   const said = events.map(words).filter(Boolean);
   if (said.length) announce(said.join(". "));
   const moved = events.some((e) => ["moved", "released", "captured", "undone"].includes(e.kind));
@@ -509,7 +513,6 @@ function note(e) {
     lone = null;
   }
   history.unshift({ text, kind: e.kind, seq: e.seq, corner: e.kind === "turn_passed" ? e.to : e.corner, r: e.kind === "reaction" ? e.r : undefined });
-  if (history.length > 200) history.pop();
 }
 
 function turnShare() {
@@ -551,7 +554,8 @@ function render(animate = false) {
   $("die-button").classList.toggle("watch-only", watching);
   renderResult();
   const handed = (snap.seats || []).some((s) => s.you && s.away);
-  $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length || handed;
+  const placed = cfg.mine.length === 1 && (snap.placings || []).includes(cfg.mine[0]); // playing on
+  $("resign").hidden = over || snap.status !== "active" || !cfg.mine.length || handed || placed;
   if ($("undo")) $("undo").hidden = !canUndo();
   renderShield(mine ? moves : []);
   lone = moves.length === 1 && mine ? moves[0] : null;
@@ -647,15 +651,31 @@ function renderPeople() {
   for (const r of rows) $(`lost-${r.corner}`).textContent = r.text;
   const count = $("watch-count");
   const n = snap.watchers || 0;
-  if (count) count.textContent = !n ? "" : watching ? fmt(ngettext("· %(n)s spectator", "· %(n)s spectators", n), { n }) : fmt(gettext("%(n)s watching"), { n });
+  const k = Math.max(n, 1); // nobody watching: the words keep their place, unseen
+  if (count) count.textContent = watching ? fmt(ngettext("· %(n)s spectator", "· %(n)s spectators", k), { n: k }) : fmt(gettext("%(n)s watching"), { n: k });
+  $("watching")?.classList.toggle("none", !n && !watching);
 }
 
-function flash(text) {
+function flash(text, className = "back-notice", ms = 5000) {
   const p = document.createElement("p");
-  p.className = "notice back-notice";
+  p.className = `notice ${className}`;
   p.textContent = text;
-  $("notices").after(p);
-  setTimeout(() => p.remove(), 5000);
+  $("flashes").appendChild(p);
+  setTimeout(() => p.remove(), ms);
+  return p;
+}
+
+// A turn the clock played for this viewer: said over the board, above the die, with a sound.
+function missedTurn(e) {
+  if (!cfg.mine.includes(e.corner)) return;
+  const n = e.missed || 1;
+  const left = (cfg.board.timeouts_to_forfeit || 0) - n;
+  let text = cfg.mine.length > 1 ? fmt(gettext("%(who)s missed a turn: time ran out and it was played for them."), { who: Name(e.corner) }) : gettext("You missed your turn: time ran out and it was played for you.");
+  if (n > 1) text += " " + fmt(ngettext("%(n)s turn missed in a row.", "%(n)s turns missed in a row.", n), { n });
+  if (left > 0) text += " " + fmt(ngettext("%(n)s more missed turn and you are out of the match.", "%(n)s more missed turns and you are out of the match.", left), { n: left });
+  for (const old of document.querySelectorAll("#flashes .missed-notice")) old.remove();
+  flash(text, "missed-notice", 8000);
+  play("missed");
 }
 
 function renderSeats() {
@@ -690,7 +710,9 @@ function renderSeats() {
     const info = document.createElement("span");
     info.className = "seat-info";
     const bits = [];
-    if (s.place) bits.push(fmt(gettext("place %(place)s"), { place: s.place }));
+    // Playing on for 2nd and 3rd place: a seat that finished shows its place at once.
+    const place = s.place || (snap.status === "active" ? (snap.placings || []).indexOf(s.corner) + 1 : 0);
+    if (place) bits.push(fmt(gettext("place %(place)s"), { place }));
     if (s.left) bits.push(gettext("out"));
     if (s.away && !s.bot && !s.left && !s.you) bits.push(fmt(gettext("bot playing for %(who)s"), { who: shownName(s) || Name(s.corner) }));
     if (s.missed_turns) bits.push(fmt(gettext("%(n)s missed"), { n: s.missed_turns }));
@@ -737,7 +759,9 @@ function renderTurn(mine, moves) {
   else {
     const who = seatName(snap.to_play);
     const seat = seatOf(snap.to_play);
-    if (seat && seat.away && seat.you) text = gettext("A bot is playing your turn: take your seat back in the list of players.");
+    const done = cfg.mine.length === 1 ? (snap.placings || []).indexOf(cfg.mine[0]) + 1 : 0;
+    if (done) text = fmt(gettext("You finished in place %(place)s: the others play on for the places after you. %(who)s is playing."), { place: done, who });
+    else if (seat && seat.away && seat.you) text = gettext("A bot is playing your turn: take your seat back in the list of players.");
     else if (mine && snap.phase === "roll") text = cfg.mine.length > 1 ? fmt(gettext("%(who)s's turn: roll the die."), { who }) : gettext("Your turn: roll the die.");
     else if (mine && moves.length === 1) text = fmt(gettext("Only one move: %(move)s. It plays by itself in a moment."), { move: moveWords(moves[0]).toLowerCase() });
     else if (mine) text = fmt(cfg.mine.length > 1 ? gettext("%(who)s: pick a pawn to move %(n)s squares.") : gettext("Pick a pawn to move %(n)s squares."), { who, n: snap.die });
@@ -844,7 +868,9 @@ function renderWhere() {
     th.append(` ${Name(s.corner)}`);
     tr.appendChild(th);
     const yard = pawns.filter((p) => p < 0).length;
-    const track = pawns.filter((p) => p >= 0 && p <= geo.lastTrack).map((p) => geo.absolute(s.corner, p)).sort((a, b) => a - b);
+    // Each pawn on the track by the squares it still has to go (the board numbers no square).
+    const finishAt = cfg.board.finish_from ?? geo.goal;
+    const track = pawns.filter((p) => p >= 0 && p <= geo.lastTrack).map((p) => finishAt - p).sort((a, b) => a - b);
     const finish = cfg.board.finish_from ?? geo.goal;
     const column = pawns.filter((p) => p > geo.lastTrack && p < finish).map((p) => p - geo.lastTrack);
     const homed = pawns.filter((p) => p >= finish);
@@ -858,25 +884,32 @@ function renderWhere() {
   }
 }
 
+// The whole game stays in the history: each line drawn once, new ones added on top (an undo,
+// striking lines through, draws them all again).
+let drawn = 0;
+let struck = 0;
+
+function historyLine(h) {
+  const li = document.createElement("li");
+  const text = h.undone ? document.createElement("del") : li;
+  text.textContent = h.text;
+  if (h.undone) li.className = "undone";
+  if (h.undone) li.appendChild(text);
+  if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
+  if (h.r && !h.undone && reactionIcons.has(h.r)) li.append(" ", reactionNode(h.r, "history-react"));
+  return li;
+}
+
 function renderHistory() {
   const ol = $("history");
-  ol.replaceChildren();
-  for (const h of history.slice(0, 60)) {
-    const li = document.createElement(h.undone ? "del" : "li");
-    li.textContent = h.text;
-    if (h.undone) {
-      // struck through: the undo took it back
-      const wrap = document.createElement("li");
-      wrap.className = "undone";
-      wrap.appendChild(li);
-      if (h.corner !== undefined && colours[h.corner]) wrap.dataset.colour = colours[h.corner];
-      ol.appendChild(wrap);
-      continue;
-    }
-    if (h.corner !== undefined && colours[h.corner]) li.dataset.colour = colours[h.corner];
-    if (h.r && reactionIcons.has(h.r)) li.append(" ", reactionNode(h.r, "history-react"));
-    ol.appendChild(li);
+  const undone = history.filter((h) => h.undone).length;
+  if (undone !== struck || drawn > history.length) {
+    ol.replaceChildren();
+    drawn = 0;
+    struck = undone;
   }
+  if (history.length > drawn) ol.prepend(...history.slice(0, history.length - drawn).map(historyLine));
+  drawn = history.length;
 }
 
 function setStatus(text) {
@@ -912,6 +945,12 @@ $("resign").addEventListener("click", () => {
   const what = cfg.mode === "local" || cfg.mode === "practice" ? gettext("End this game?") : party ? gettext("Leave this match? A bot will play your seat until you take it back.") : gettext("Resign this match? You will be placed last.");
   if (window.confirm(what)) send("resign");
 });
+// The phone's share sheet beside Copy link, only where the browser has one.
+for (const b of document.querySelectorAll("[data-share]")) {
+  const data = { text: b.dataset.shareText, url: b.dataset.share };
+  b.hidden = !navigator.share || navigator.canShare?.(data) === false;
+  b.onclick = () => navigator.share(data).catch(() => {}); // closed without sharing: nothing
+}
 for (const b of document.querySelectorAll("[data-copy]")) {
   b.addEventListener("click", async () => {
     try {

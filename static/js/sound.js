@@ -54,6 +54,8 @@ const SOUNDS = {
   capture: () => tone(440, 0, 0.35, { type: "sawtooth", gain: 0.08, to: 110 }),
   home: () => [523, 659, 784].forEach((f, i) => tone(f, i * 0.09, 0.16, { type: "triangle" })),
   turn: () => [660, 880].forEach((f, i) => tone(f, i * 0.12, 0.18)),
+  // A turn the clock played for you: two low notes falling.
+  missed: () => [392, 262].forEach((f, i) => tone(f, i * 0.16, 0.22, { type: "square", gain: 0.07 })),
   end: () => [523, 659, 784, 1047].forEach((f, i) => tone(f, i * 0.14, i === 3 ? 0.5 : 0.2, { type: "triangle" })),
 };
 

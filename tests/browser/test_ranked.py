@@ -40,7 +40,7 @@ def step(page: Page) -> bool:
 def test_two_accounts_queue_play_and_see_their_new_ratings(site: str, people: Any) -> None:
     rita = people(DESKTOP).page()
     sign_up(rita, site, "rita")
-    expect(rita.locator("h1")).to_have_text("Ranked quick match")
+    expect(rita.locator("h1")).to_have_text("Ranked: find a player")
     expect(rita.locator("#ratings tbody tr")).to_have_count(4)  # duel, classic 2 and 4, quick
     expect(rita.locator("#ratings .provisional")).to_have_count(4)
     rita.click("button[data-queue=duel]")
@@ -111,8 +111,8 @@ def test_guests_are_sent_to_sign_in_for_ranked_play(site: str, people: Any) -> N
     expect(page.locator("#account-title")).to_have_text("Ranked play is for accounts")
     expect(page.locator("button[data-queue]")).to_have_count(0)
     shoot(page, "ranked-queue-visitor")
-    page.click("text=Casual quick match instead")
-    expect(page.locator("h1")).to_have_text("Quick match")
+    page.click("text=A casual game instead")
+    expect(page.locator("h1")).to_have_text("Find a player")
     page.click("button[data-queue=classic-2]")
     expect(page.locator("#waiting-queue")).to_have_text("Classic, 2 players (casual)")
     expect(page.locator("#bot-line")).to_be_visible()

@@ -11,8 +11,10 @@ STATIC = ROOT / "static"
 # scripts are served unminified). Main reached 112,584 bytes; issue 29 phase 2 adds 5.1 KB to
 # room.js and i18n.js (a bot's reason, the no-move reason and a bot seat's name said in the
 # page's language from the wire's codes; Intl number helpers): 116 KB, also to be earned back
-# (a minified build would).
-BUDGET = 116 * 1024
+# (a minified build would). Controls that stay under the thumb (notices over the board, a
+# missed turn said with a sound, the whole game's history drawn line by line, the share sheet)
+# add a little more: 120 KB, to be earned back the same way.
+BUDGET = 120 * 1024
 
 
 def _assets(template: str) -> set[Path]:
