@@ -19,7 +19,7 @@ from typing import Any
 
 from games.engine import Move, State, move, resign, roll
 
-from .chances import after_moves, chances
+from .chances import after_choices, chances
 from .threats import threat
 from .words import Reason, _captured_data, _pawn, captured, colour, describe, pawn_name
 
@@ -100,21 +100,29 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
             "best": 0,
             "lost": 0.0,
             "moves": [],
+            "others": 0.0,
+            "own": 0.0,
         }
         for c in seats
     }
-    timeline = [{"seq": 0, "turn": 1, "chances": _rounded(chances(state))}]
+    now = first = chances(state)
+    timeline = [{"seq": 0, "turn": 1, "chances": _rounded(now)}]
     turn = 1
     for action in actions:
         kind, seq = action[0], int(action[1])
+        luck = lost = 0.0  # this action's, for its actor
+        known: tuple[float, ...] | None = None  # the chances after it, when already found
         if kind == "roll":
             face, bonus = int(action[2]), str(action[3] or "")
-            me = state.to_play
+            me = actor = state.to_play
             s = seat.get(me)
             if s is not None and bonus != "control":
                 side = _side(state, me)
-                options = [chances(roll(state, f, bonus=bonus)[0])[side] for f in range(1, 7)]
-                s["luck"] += options[face - 1] - sum(options) / 6.0
+                faces = [chances(roll(state, f, bonus=bonus)[0]) for f in range(1, 7)]
+                options = [v[side] for v in faces]
+                luck = options[face - 1] - sum(options) / 6.0
+                s["luck"] += luck
+                known = faces[face - 1]
                 s["rolls"] += 1
                 if face == 6:
                     s["sixes"] += 1
@@ -136,17 +144,19 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
                 ),
                 named,
             )
-            me = state.to_play
+            me = actor = state.to_play
             s = seat.get(me)
-            if s is not None and len(state.legal) > 1:
-                ranked = after_moves(state)
+            ranked = after_choices(state) if s is not None and len(state.legal) > 1 else []
+            if s is not None and len(ranked) > 1:
                 side = _side(state, me)
-                best_move, best_chances = ranked[0]
-                got = next((c for m, c in ranked if m == played), best_chances)
+                best_move, best_chances, _same = ranked[0]
+                got = next((c for _m, c, same in ranked if played in same), None)
+                known = got
+                got = got or best_chances
                 lost = max(0.0, best_chances[side] - got[side])
                 s["choices"] += 1
                 s["lost"] += lost
-                if lost <= 1e-9 or played == best_move:
+                if lost <= 1e-9 or played in ranked[0][2]:
                     s["best"] += 1
                 elif lost > 0.0:
                     does, instead = describe(state, played), describe(state, best_move)
@@ -170,14 +180,28 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
             before = state
             state, _ = move(state, played, shield=shield)
         elif kind == "leave":
+            actor = int(action[2])
             before = state
-            state, _ = resign(state, int(action[2]), str(action[3]))
+            state, _ = resign(state, actor, str(action[3]))
         else:
             continue
+        # Where each seat's chance went: its own rolls' luck, its own moves (the decisions,
+        # each the chance lost against the best move), and the rest of its own turn (the
+        # evaluator's chance before a roll against its six faces' average, a chosen face, a
+        # leave) apart from what the other seats' turns did to it. The four add up to the
+        # change of its chance over the match.
+        after = known if known is not None else chances(state)
+        for c, t in seat.items():
+            change = after[c] - now[c]
+            if c != actor:
+                t["others"] += change
+            else:
+                t["own"] += change - luck + lost
+        now = after
         passed = state.phase == "over" or state.to_play != before.to_play
         if passed:
             turn += 1
-            timeline.append({"seq": seq, "turn": turn, "chances": _rounded(chances(state))})
+            timeline.append({"seq": seq, "turn": turn, "chances": _rounded(after)})
     swings = []
     for a, b in zip(timeline, timeline[1:], strict=False):
         for c in seats:
@@ -201,6 +225,9 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
             "choices": s["choices"],
             "best_share": round(s["best"] / s["choices"], 4) if s["choices"] else None,
             "lost": round(s["lost"], 4),
+            "others": round(s["others"], 4),
+            "own": round(s["own"], 4),
+            "change": round(now[c] - first[c], 4),
             "costliest": costly,
         }
     return {
@@ -224,9 +251,11 @@ def hint(state: State) -> tuple[Move, Reason, float]:
     """Practice: the best move for the player to move, what it does and why in words, and the
     player's chance after it. The words are a `Reason`: code best "D: W" with ``does`` (D, a
     `describe` reason's wire) and ``why`` (W, `_why_best`'s), or only "D (the only move)"
-    with ``does``; games.match.saying.hint_reason tells it in the reader's language."""
-    ranked = after_moves(state)
-    best, found = ranked[0]
+    with ``does``; games.match.saying.hint_reason tells it in the reader's language. Moves that
+    lead to the same position (one pawn of the yard or another out) are one choice: the next
+    best it is compared with is another position."""
+    ranked = after_choices(state)
+    best, found, _same = ranked[0]
     does = describe(state, best)
     if len(ranked) == 1:
         return (

@@ -94,6 +94,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
         analyse_match(match.pk)
         report = report_for(match)
     context["report"] = report
+    context["report_yours"] = _yours(match, request)
     return render(request, "games/replay.html", context)
 
 
@@ -124,3 +125,12 @@ def _seat_label(seat: Any, colour: str) -> str:
     if seat.user is not None and seat.match.mode != "local":
         return _("%(colour)s: %(name)s") % {"colour": name, "name": seat.user.shown_name}
     return name
+
+
+def _yours(match: Any, request: HttpRequest) -> list[int]:
+    """The corners the viewer played (the report marks them "you"); none in a local game,
+    where one account plays every seat."""
+    user = request.user
+    if match.mode == Mode.LOCAL or not user.is_authenticated:
+        return []
+    return sorted(s.corner for s in match.seats.all() if s.user_id == user.pk and not s.bot)
