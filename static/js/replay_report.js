@@ -125,7 +125,7 @@ function figures(report) {
       cell(pct(s.luck, true), interpolate(gettext("sixes %s (%s)"), [COUNT.format(s.sixes), ONE_PLACE.format(s.expected_sixes)])),
       cell(s.lost > 0.0005 ? pct(-s.lost, true) : pct(0), s.best_share === null ? "" : interpolate(gettext("best %s"), [pct(s.best_share)])),
       cell(pct(rest, true)),
-      cell(interpolate(gettext("%s → %s"), [WHOLE.format(start), WHOLE.format(end)])),
+      cell(WHOLE.format(end), interpolate(gettext("from %s"), [WHOLE.format(start)])),
     );
     body.appendChild(tr);
     for (const c of s.costliest) costly.push({ ...c, corner });
