@@ -7,8 +7,17 @@ evaluator (`chances`), and the chances after every turn.
 ``("move", seq, Move, shield)`` and ``("leave", seq, corner, reason)``; withdrawn actions
 (undo) are left out by the caller. Luck: for every
 roll, the roller's (its side's) chance after the face, played best, less the average over the
-six faces. Decisions: for every move with a real choice, the chance lost against the best
-move. Dice control chooses its face: such a roll has no luck and is no six.
+six faces: its expectation is zero whatever the position, for every seat. Decisions: for every
+move with a real choice (moves that lead to the same position, such as one pawn of the yard or
+another out, are one choice), the chance lost against the best move. Dice control chooses its
+face: such a roll has no luck and is no six.
+
+A seat's chance over the match (`change`, the last point of the chart less the first) is
+taken apart exactly: its luck, less what its moves lost (`lost`), plus what the other seats'
+turns did to it (`others`: their rolls, moves and leaves), plus the rest of its own turns
+(`own`: the evaluator's chance before each of its rolls against the six faces' average,
+which is not zero since the race model is no exact average of itself a roll ahead; a chosen
+face; its own leave).
 """
 
 from __future__ import annotations
@@ -24,8 +33,9 @@ from .threats import threat
 from .words import Reason, _captured_data, _pawn, captured, colour, describe, pawn_name
 
 # 2: each costliest move also carries played_said, better_said and why_said (codes and data);
-# a report of version 1 has the English only (the page shows it as it is).
-VERSION = 2
+# a report of version 1 has the English only (the page shows it as it is). 3: each seat also
+# carries others, own and change (the page finds the rest of an older report from its chart).
+VERSION = 3
 SWING = 0.15  # a change of a side's chance this large in one turn is marked on the chart
 
 
