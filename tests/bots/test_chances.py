@@ -141,7 +141,8 @@ def test_the_first_hint_takes_any_pawn_out_of_the_yard_as_one_choice() -> None:
     state, _ = roll(new_game(rules, 4, first=0), 6)
     assert len(state.legal) == 4
     _best, why, _ = hint(state)
-    assert why.code == "only", why
+    assert why.code == "same", why
+    assert "same position" in why
     assert [len(same) for _m, _c, same in after_choices(state)] == [4]
     state, _ = roll(setup(rules, {0: [10, -1, -1, -1], 2: [30, -1, -1, -1]}, to_play=0), 6)
     choices = after_choices(state)
