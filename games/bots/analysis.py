@@ -261,9 +261,10 @@ def hint(state: State) -> tuple[Move, Reason, float]:
     """Practice: the best move for the player to move, what it does and why in words, and the
     player's chance after it. The words are a `Reason`: code best "D: W" with ``does`` (D, a
     `describe` reason's wire) and ``why`` (W, `_why_best`'s), only "D (the only move)" or
-    same "D (any of the lit pawns: each leads to the same position)" with ``does``; games.match.saying.hint_reason tells it in the reader's language. Moves that
-    lead to the same position (one pawn of the yard or another out) are one choice: the next
-    best it is compared with is another position."""
+    same "D (any of the lit pawns: each leads to the same position)" with ``does``;
+    games.match.saying.hint_reason tells it in the reader's language. Moves that lead to the
+    same position (one pawn of the yard or another out) are one choice: the next best it is
+    compared with is another position."""
     ranked = after_choices(state)
     best, found, _same = ranked[0]
     does = describe(state, best)
