@@ -7,8 +7,17 @@ evaluator (`chances`), and the chances after every turn.
 ``("move", seq, Move, shield)`` and ``("leave", seq, corner, reason)``; withdrawn actions
 (undo) are left out by the caller. Luck: for every
 roll, the roller's (its side's) chance after the face, played best, less the average over the
-six faces. Decisions: for every move with a real choice, the chance lost against the best
-move. Dice control chooses its face: such a roll has no luck and is no six.
+six faces: its expectation is zero whatever the position, for every seat. Decisions: for every
+move with a real choice (moves that lead to the same position, such as one pawn of the yard or
+another out, are one choice), the chance lost against the best move. Dice control chooses its
+face: such a roll has no luck and is no six.
+
+A seat's chance over the match (`change`, the last point of the chart less the first) is
+taken apart exactly: its luck, less what its moves lost (`lost`), plus what the other seats'
+turns did to it (`others`: their rolls, moves and leaves), plus the rest of its own turns
+(`own`: the evaluator's chance before each of its rolls against the six faces' average,
+which is not zero since the race model is no exact average of itself a roll ahead; a chosen
+face; its own leave).
 """
 
 from __future__ import annotations
@@ -19,13 +28,14 @@ from typing import Any
 
 from games.engine import Move, State, move, resign, roll
 
-from .chances import after_moves, chances
+from .chances import after_choices, chances
 from .threats import threat
 from .words import Reason, _captured_data, _pawn, captured, colour, describe, pawn_name
 
 # 2: each costliest move also carries played_said, better_said and why_said (codes and data);
-# a report of version 1 has the English only (the page shows it as it is).
-VERSION = 2
+# a report of version 1 has the English only (the page shows it as it is). 3: each seat also
+# carries others, own and change (the page finds the rest of an older report from its chart).
+VERSION = 3
 SWING = 0.15  # a change of a side's chance this large in one turn is marked on the chart
 
 
@@ -100,21 +110,29 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
             "best": 0,
             "lost": 0.0,
             "moves": [],
+            "others": 0.0,
+            "own": 0.0,
         }
         for c in seats
     }
-    timeline = [{"seq": 0, "turn": 1, "chances": _rounded(chances(state))}]
+    now = first = chances(state)
+    timeline = [{"seq": 0, "turn": 1, "chances": _rounded(now)}]
     turn = 1
     for action in actions:
         kind, seq = action[0], int(action[1])
+        luck = lost = 0.0  # this action's, for its actor
+        known: tuple[float, ...] | None = None  # the chances after it, when already found
         if kind == "roll":
             face, bonus = int(action[2]), str(action[3] or "")
-            me = state.to_play
+            me = actor = state.to_play
             s = seat.get(me)
             if s is not None and bonus != "control":
                 side = _side(state, me)
-                options = [chances(roll(state, f, bonus=bonus)[0])[side] for f in range(1, 7)]
-                s["luck"] += options[face - 1] - sum(options) / 6.0
+                faces = [chances(roll(state, f, bonus=bonus)[0]) for f in range(1, 7)]
+                options = [v[side] for v in faces]
+                luck = options[face - 1] - sum(options) / 6.0
+                s["luck"] += luck
+                known = faces[face - 1]
                 s["rolls"] += 1
                 if face == 6:
                     s["sixes"] += 1
@@ -136,17 +154,19 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
                 ),
                 named,
             )
-            me = state.to_play
+            me = actor = state.to_play
             s = seat.get(me)
-            if s is not None and len(state.legal) > 1:
-                ranked = after_moves(state)
+            ranked = after_choices(state) if s is not None and len(state.legal) > 1 else []
+            if s is not None and len(ranked) > 1:
                 side = _side(state, me)
-                best_move, best_chances = ranked[0]
-                got = next((c for m, c in ranked if m == played), best_chances)
+                best_move, best_chances, _same = ranked[0]
+                got = next((c for _m, c, same in ranked if played in same), None)
+                known = got
+                got = got or best_chances
                 lost = max(0.0, best_chances[side] - got[side])
                 s["choices"] += 1
                 s["lost"] += lost
-                if lost <= 1e-9 or played == best_move:
+                if lost <= 1e-9 or played in ranked[0][2]:
                     s["best"] += 1
                 elif lost > 0.0:
                     does, instead = describe(state, played), describe(state, best_move)
@@ -170,14 +190,28 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
             before = state
             state, _ = move(state, played, shield=shield)
         elif kind == "leave":
+            actor = int(action[2])
             before = state
-            state, _ = resign(state, int(action[2]), str(action[3]))
+            state, _ = resign(state, actor, str(action[3]))
         else:
             continue
+        # Where each seat's chance went: its own rolls' luck, its own moves (the decisions,
+        # each the chance lost against the best move), and the rest of its own turn (the
+        # evaluator's chance before a roll against its six faces' average, a chosen face, a
+        # leave) apart from what the other seats' turns did to it. The four add up to the
+        # change of its chance over the match.
+        after = known if known is not None else chances(state)
+        for c, t in seat.items():
+            change = after[c] - now[c]
+            if c != actor:
+                t["others"] += change
+            else:
+                t["own"] += change - luck + lost
+        now = after
         passed = state.phase == "over" or state.to_play != before.to_play
         if passed:
             turn += 1
-            timeline.append({"seq": seq, "turn": turn, "chances": _rounded(chances(state))})
+            timeline.append({"seq": seq, "turn": turn, "chances": _rounded(after)})
     swings = []
     for a, b in zip(timeline, timeline[1:], strict=False):
         for c in seats:
@@ -201,6 +235,9 @@ def analyse(start: State, actions: Iterable[Sequence[Any]]) -> dict[str, Any]:
             "choices": s["choices"],
             "best_share": round(s["best"] / s["choices"], 4) if s["choices"] else None,
             "lost": round(s["lost"], 4),
+            "others": round(s["others"], 4),
+            "own": round(s["own"], 4),
+            "change": round(now[c] - first[c], 4),
             "costliest": costly,
         }
     return {
@@ -223,11 +260,24 @@ def _move_dict(m: Move) -> dict[str, int]:
 def hint(state: State) -> tuple[Move, Reason, float]:
     """Practice: the best move for the player to move, what it does and why in words, and the
     player's chance after it. The words are a `Reason`: code best "D: W" with ``does`` (D, a
-    `describe` reason's wire) and ``why`` (W, `_why_best`'s), or only "D (the only move)"
-    with ``does``; games.match.saying.hint_reason tells it in the reader's language."""
-    ranked = after_moves(state)
-    best, found = ranked[0]
+    `describe` reason's wire) and ``why`` (W, `_why_best`'s), only "D (the only move)" or
+    same "D (any of the lit pawns: each leads to the same position)" with ``does``;
+    games.match.saying.hint_reason tells it in the reader's language. Moves that lead to the
+    same position (one pawn of the yard or another out) are one choice: the next best it is
+    compared with is another position."""
+    ranked = after_choices(state)
+    best, found, _same = ranked[0]
     does = describe(state, best)
+    if len(ranked) == 1 and len(state.legal) > 1:
+        return (
+            best,
+            Reason(
+                f"{does} (any of the lit pawns: each leads to the same position)",
+                "same",
+                does=does.wire(),
+            ),
+            found[state.to_play],
+        )
     if len(ranked) == 1:
         return (
             best,

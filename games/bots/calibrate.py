@@ -19,6 +19,7 @@ from typing import Any
 from games.engine import Ruleset, State, legal_moves, move, new_game, roll, rules_from_name
 
 from . import BOTS, TABLE_SETTINGS, Expert
+from .analysis import analyse
 from .chances import FALLBACK, FITTED, Params, Side, after_moves, params_for, race, resting, sides
 
 MIX = ("hard", "medium", "greedy")
@@ -361,6 +362,81 @@ def agreement(args: Sequence[Any]) -> tuple[str, int, int, int]:
     return name, players, seen, agreed
 
 
+LUCK_LEVELS = ("beginner", "easy", "medium", "hard", "greedy")
+PRESETS = ("classic", "family", "duel", "mensch", "quick", "party")
+
+
+@dataclass
+class LuckCheck:
+    """One table's dice luck over whole bot games (`analysis.analyse`'s report of each): per
+    seat and per level, each game's luck of that seat; and every seat's chance over each game
+    taken apart (the sums over all seats and games of its change, luck, decisions, the other
+    seats' turns and the rest of its own turns), with the largest gap of that identity."""
+
+    table: str
+    players: int
+    games: int
+    by_seat: dict[int, list[float]]
+    by_level: dict[str, list[float]]
+    rolls: int
+    change: float
+    luck: float
+    lost: float
+    others: float
+    own: float
+    worst_identity: float
+    seconds: float  # CPU
+
+
+def luck_check(args: Sequence[Any]) -> LuckCheck:
+    """(name, players, games, seed): `games` whole games at one table, each seat a level of
+    `LUCK_LEVELS` at random, every game analysed as a finished match is; for a process pool."""
+    name, players, games, seed = args
+    rules = rules_from_name(name)
+    rng = random.Random(f"{seed}:{name}:{players}:luck")
+    began = time.process_time()
+    by_seat: dict[int, list[float]] = {c: [] for c in rules.seats_for(players)}
+    by_level: dict[str, list[float]] = {level: [] for level in LUCK_LEVELS}
+    totals = dict.fromkeys(("change", "luck", "lost", "others", "own"), 0.0)
+    rolls = 0
+    worst = 0.0
+    for _ in range(games):
+        names = {c: rng.choice(LUCK_LEVELS) for c in by_seat}
+        start, actions = recorded(rules, players, names.__getitem__, rng)
+        for key, seat in analyse(start, actions)["seats"].items():
+            c = int(key)
+            by_seat[c].append(seat["luck"])
+            by_level[names[c]].append(seat["luck"])
+            rolls += seat["rolls"]
+            for term in totals:
+                totals[term] += seat[term]
+            parts = seat["luck"] - seat["lost"] + seat["others"] + seat["own"]
+            worst = max(worst, abs(parts - seat["change"]))
+    return LuckCheck(
+        name,
+        players,
+        games,
+        by_seat,
+        by_level,
+        rolls,
+        worst_identity=worst,
+        seconds=time.process_time() - began,
+        **totals,
+    )
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% interval (normal approximation)."""
+    n = len(values)
+    if n == 0:
+        return 0.0, 0.0
+    mean = sum(values) / n
+    if n == 1:
+        return mean, 0.0
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return mean, 1.96 * math.sqrt(var / n)
+
+
 def mean_gap(bins: Sequence[Bin]) -> float:
     """|observed win rate - mean prediction| averaged over every side (each bin weighed by its
     count): the calibration error."""
@@ -398,6 +474,9 @@ __all__ = [
     "check",
     "fit",
     "fit_sharp",
+    "luck_check",
+    "LuckCheck",
+    "mean_interval",
     "mean_gap",
     "merged",
     "rollouts",

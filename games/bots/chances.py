@@ -240,6 +240,33 @@ def after_moves(state: State) -> list[tuple[Move, tuple[float, ...]]]:
     return ranked
 
 
+def _position(state: State) -> State:
+    """`state` as a position: pawns of one corner on the same squares are interchangeable
+    (two pawns in the yard, two on one square), unless a shield names one of them."""
+    if state.shields:
+        return state._replace(legal=())
+    return state._replace(pawns=tuple(tuple(sorted(row)) for row in state.pawns), legal=())
+
+
+def after_choices(state: State) -> list[tuple[Move, tuple[float, ...], tuple[Move, ...]]]:
+    """The real choices of a state in phase "move": one per distinct position the legal moves
+    lead to (bringing out one pawn of the yard or another is one choice), each as its first
+    move in the engine's order, the chances after it and every move that leads there; best
+    first for the player to move."""
+    me = state.to_play
+    found: dict[State, tuple[Move, tuple[float, ...], list[Move]]] = {}
+    for m in state.legal:
+        after = move(state, m)[0]
+        key = _position(after)
+        if key in found:
+            found[key][2].append(m)
+        else:
+            found[key] = (m, resting(after), [m])
+    ranked = [(m, c, tuple(same)) for m, c, same in found.values()]
+    ranked.sort(key=lambda mcs: -mcs[1][me])
+    return ranked
+
+
 def chances(state: State) -> tuple[float, ...]:
     """Each corner's chance to place first (in Pairs, its pair's). With a roll in hand, the
     chances after the best move by this evaluation."""

@@ -91,13 +91,17 @@ def bot_reason(rules: Ruleset, why: dict[str, Any]) -> str:
 
 
 def hint_reason(rules: Ruleset, why: dict[str, Any]) -> str:
-    """The practice Hint's words (`games.bots.analysis.hint`: code best or only, what the move
+    """The practice Hint's words (`games.bots.analysis.hint`: code best, only or same, what the move
     does and why it beats the next best) in the reader's language; empty for an unknown
     code."""
     code = why.get("code", "")
     does = bot_reason(rules, why.get("does") or {})
     if code == "only":
         return _("%(does)s (the only move)") % {"does": does}
+    if code == "same":
+        return _("%(does)s (any of the lit pawns: each leads to the same position)") % {
+            "does": does
+        }
     if code != "best":
         return ""
     return _("%(does)s: %(why)s") % {"does": does, "why": best_reason(rules, why.get("why") or {})}

@@ -72,14 +72,21 @@ def levels() -> list[tuple[str, str]]:
 
 
 def strength(level: str) -> str:
-    """ "wins 80%": the level's measured strength, short (empty without a stored figure)."""
-    row = measured().get(level)
-    return gettext("wins %(rate)s") % {"rate": percent(row["rate"])} if row else ""
+    """ "strength 3 of 6": the level's place on the measured ladder, weakest first (empty
+    without a stored figure). A bare "wins 80%" beside a level reads as "beats you 80% of the
+    time"; the figure is said in full, with what it is against, in `level_text`."""
+    if level not in measured() or level not in bots.BOTS:
+        return ""
+    order = list(bots.BOTS)
+    return gettext("strength %(n)s of %(total)s") % {
+        "n": number_format(order.index(level) + 1),
+        "total": number_format(len(order)),
+    }
 
 
 def choices() -> list[dict[str, str]]:
     """For a picker that lists each level short and describes the chosen one apart: every
-    level, weakest first, as key, name ("Medium"), strength ("wins 80%", or empty) and about
+    level, weakest first, as key, name ("Medium"), strength ("strength 3 of 6", or empty) and about
     (`level_text`: how it plays and its strength in full)."""
     return [
         {

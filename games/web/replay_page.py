@@ -99,6 +99,7 @@ def replay(request: HttpRequest, code: str) -> HttpResponse:
     context["report"] = report
     context["config_json"] = page_json(context["config"])
     context["speeds"] = [{"value": v, "shown": number_format(Decimal(v))} for v in SPEEDS]
+    context["report_yours"] = _yours(match, request)
     return render(request, "games/replay.html", context)
 
 
@@ -202,3 +203,12 @@ def _seat_label(seat: Any, colour: str) -> str:
     if local_name(seat, seat.match):
         return _("%(colour)s: %(name)s") % {"colour": name, "name": local_name(seat, seat.match)}
     return name
+
+
+def _yours(match: Any, request: HttpRequest) -> list[int]:
+    """The corners the viewer played (the report marks them "you"); none in a local game,
+    where one account plays every seat."""
+    user = request.user
+    if match.mode == Mode.LOCAL or not user.is_authenticated:
+        return []
+    return sorted(s.corner for s in match.seats.all() if s.user_id == user.pk and not s.bot)

@@ -92,25 +92,43 @@ function chart(report) {
   });
 }
 
+// A figure with a second, smaller line under it (sixes under the dice, best moves under the
+// moves): five columns fit a phone.
+function cell(text, under) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (under) {
+    const small = document.createElement("small");
+    small.textContent = under;
+    td.append(document.createElement("br"), small);
+  }
+  return td;
+}
+
 function figures(report) {
   const body = $("report-figures").querySelector("tbody");
   body.replaceChildren();
   const costly = [];
+  const yours = new Set(($("match-report").dataset.yours || "").split(",").filter(Boolean));
+  const first = report.chances[0].chances;
+  const last = report.chances[report.chances.length - 1].chances;
   for (const [corner, s] of Object.entries(report.seats)) {
     const tr = document.createElement("tr");
-    const cells = [
-      colourName(seatColour(corner)),
-      pct(s.luck, true),
-      `${COUNT.format(s.sixes)} (${ONE_PLACE.format(s.expected_sixes)})`,
-      s.best_share === null ? "–" : pct(s.best_share),
-      pct(-s.lost, true),
-    ];
-    for (const text of cells) {
-      const td = document.createElement("td");
-      td.textContent = text;
-      tr.appendChild(td);
-    }
-    tr.firstChild.classList.add(`ink-${seatColour(corner)}`);
+    const start = first[corner];
+    const end = last[corner];
+    // The rest, whatever the report's version: the change less the dice and the moves.
+    const rest = end - start - s.luck + s.lost;
+    const name = colourName(seatColour(corner));
+    const who = cell(yours.has(corner) ? interpolate(gettext("%s (you)"), [name]) : name);
+    who.classList.add(`ink-${seatColour(corner)}`);
+    if (yours.has(corner)) tr.classList.add("yours");
+    tr.append(
+      who,
+      cell(pct(s.luck, true), interpolate(gettext("sixes %s (%s)"), [COUNT.format(s.sixes), ONE_PLACE.format(s.expected_sixes)])),
+      cell(s.lost > 0.0005 ? pct(-s.lost, true) : pct(0), s.best_share === null ? "" : interpolate(gettext("best %s"), [pct(s.best_share)])),
+      cell(pct(rest, true)),
+      cell(WHOLE.format(end), interpolate(gettext("from %s"), [WHOLE.format(start)])),
+    );
     body.appendChild(tr);
     for (const c of s.costliest) costly.push({ ...c, corner });
   }

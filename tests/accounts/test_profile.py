@@ -58,6 +58,13 @@ def test_ratings_per_queue_with_uncertainty_and_provisional_mark(
     assert f"± {classic.sigma:.1f} uncertainty" in row
     assert "2 more games to appear on the" in row
     assert "Not played yet" in row_of(html, "classic-4")
+    # A rating is explained in words a player reads, not as "μ − 3σ", here and on the board.
+    board = client.get("/leaderboards/duel/").content.decode()
+    for page in (html, board):
+        assert "σ" not in page and "μ" not in page
+        assert "estimated skill less a safety margin" in page
+    hindi = client.get("/leaderboards/duel/", HTTP_ACCEPT_LANGUAGE="hi").content.decode()
+    assert "सुरक्षा-घटाव" in hindi and "σ" not in hindi
 
     # Results: 4 ranked matches, 3 won.
     assert re.search(r"<dt>Matches played</dt><dd>4</dd>", html)

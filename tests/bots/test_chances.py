@@ -10,7 +10,7 @@ import pytest
 from games.bots import BOTS
 from games.bots.analysis import analyse, hint
 from games.bots.calibrate import recorded, tables
-from games.bots.chances import chances, faces
+from games.bots.chances import after_choices, chances, faces
 from games.bots.words import pawn_name
 from games.engine import legal_moves, move, new_game, roll, rules_from_name, setup
 
@@ -131,3 +131,34 @@ def test_the_hint_never_offers_the_best_pawn_as_its_own_alternative() -> None:
         chosen, _ = bot.choose(state, rng)
         state, _ = move(state, chosen)
     assert hinted >= 20
+
+
+def test_the_first_hint_takes_any_pawn_out_of_the_yard_as_one_choice() -> None:
+    """With every pawn in the yard and a six, the four ways out lead to one position: the Hint
+    does not compare a pawn of the yard with another; and beside a pawn on the track, the
+    choice it weighs is that pawn, not a second pawn of the yard."""
+    rules = rules_from_name("classic")
+    state, _ = roll(new_game(rules, 4, first=0), 6)
+    assert len(state.legal) == 4
+    _best, why, _ = hint(state)
+    assert why.code == "same", why
+    assert "same position" in why
+    assert [len(same) for _m, _c, same in after_choices(state)] == [4]
+    state, _ = roll(setup(rules, {0: [10, -1, -1, -1], 2: [30, -1, -1, -1]}, to_play=0), 6)
+    choices = after_choices(state)
+    assert len(state.legal) == 4 and len(choices) == 2
+    best, why, _ = hint(state)
+    other = next(m for m, _c, _same in choices if m != best)
+    assert {best.frm, other.frm} == {10, -1}, why
+    assert why.code == "best"
+
+
+def test_a_report_counts_a_choice_only_where_the_positions_differ() -> None:
+    """Bringing out one yard pawn or another is no choice: a game of all-yard sixes played by
+    any pawn has no choices and no moves lost."""
+    rules = rules_from_name("classic")
+    start = new_game(rules, 2, first=0)
+    state, _ = roll(start, 6)
+    report = analyse(start, [("roll", 1, 6, ""), ("move", 2, state.legal[3], False)])
+    seat = report["seats"]["0"]
+    assert seat["choices"] == 0 and seat["lost"] == 0.0 and seat["costliest"] == []

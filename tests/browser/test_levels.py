@@ -30,9 +30,10 @@ def shows_the_ladder(page: Any, form: str) -> None:
     expect(options).to_have_count(len(BOTS))
     assert options.evaluate_all("os => os.map(o => o.value)") == list(BOTS)
     texts = options.all_inner_texts()
-    for row, text in zip(stored, texts, strict=True):
-        # Short, so the select never cuts it: the name and the stored strength only.
-        assert text == f"{row['level'].capitalize()} · wins {round(row['rate'] * 100)}%"
+    for i, (row, text) in enumerate(zip(stored, texts, strict=True), start=1):
+        # Short, so the select never cuts it: the name and its place on the ladder; no bare
+        # "wins 80%", which reads as "beats you 80% of the time".
+        assert text == f"{row['level'].capitalize()} · strength {i} of {len(stored)}"
     # The default level is described at first (as the page is without its script) ...
     assert select.input_value() == services.DEFAULT_BOT_LEVEL
     assert about.inner_text().startswith(services.DEFAULT_BOT_LEVEL.capitalize() + " — ")

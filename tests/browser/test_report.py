@@ -55,6 +55,14 @@ def test_the_report_chart_and_a_costly_move_on_the_board(
     expect(page.locator("#match-report")).to_have_attribute("data-state", "ready")
     expect(page.locator("#chances-chart path.line")).to_have_count(2)
     expect(page.locator("#report-figures tbody tr")).to_have_count(2)
+    # The columns are explained on the page (a phone has no hover), the rest named; a
+    # visitor's page marks no row "you"; moves only ever give chances away, said with a minus.
+    legend = page.locator("#report-legend")
+    expect(legend).to_be_visible()
+    expect(legend).to_contain_text("the other players’ turns")
+    expect(page.locator("#report-figures tr.yours")).to_have_count(0)
+    for moves in page.locator("#report-figures tbody td:nth-child(3)").all_inner_texts():
+        assert moves[0] in "-−" or moves.startswith("0%"), moves
     shoot(page, "report-desktop")
     # The costliest move first: Show puts the board at the position it was chosen in.
     first = page.locator("#report-costliest .costly-move").first
@@ -66,6 +74,7 @@ def test_the_report_chart_and_a_costly_move_on_the_board(
     assert seqs[at + 1] == costly["seq"]
     expect(page.locator("#where-am-i")).to_contain_text(f"Step {at} of")
     # A tap on the chart's right end jumps to the last turn.
+    page.locator("#chances-chart").scroll_into_view_if_needed()
     box = page.locator("#chances-chart").bounding_box()
     assert box is not None
     page.mouse.click(box["x"] + box["width"] - 3, box["y"] + box["height"] / 2)
@@ -127,6 +136,9 @@ def test_a_practice_games_hint_then_its_report_and_the_profile(
     expect(page.locator("#match-report")).to_have_attribute("data-state", "ready")
     expect(page.locator("#report-figures tbody tr")).to_have_count(2)
     expect(page.locator("#chances-chart path.line")).to_have_count(2)
+    mine = page.locator("#report-figures tbody tr.yours")
+    expect(mine).to_have_count(1)
+    expect(mine.locator("td").first).to_contain_text("(you)")
 
     # The player's profile sums up their analysed matches (this one).
     page.goto(f"{site}/accounts/profile/")

@@ -133,7 +133,7 @@ def _report() -> tuple[Any, dict[str, Any]]:
 
 def test_a_reports_costliest_moves_keep_their_english_and_carry_codes() -> None:
     rules, report = _report()
-    assert report["version"] == 2
+    assert report["version"] >= 2
     costly = [c for s in report["seats"].values() for c in s["costliest"]]
     assert costly
     for c in costly:

@@ -186,8 +186,10 @@ def test_computer_level_defaults_to_the_services_default(client: Client) -> None
     # One device (seed 003): the computer seats are the beginner computer by default.
     local = client.get("/play/local/").content.decode()
     assert local.count('value="beginner" selected data-about="Beginner — ') == 3  # not seat 1
-    # Each option is short ("Computer: Beginner · wins 34%"); the chosen level's description
+    # Each option is short ("Computer: Beginner · strength 1 of 6"); the chosen level's description
     # is written once under the seats.
     assert '<p class="level-about" id="seat-level-about" aria-live="polite">Beginner — ' in local
     options = re.findall(r">(Computer: [^<]*)</option>", local)
     assert options and all(" — " not in text and len(text) < 40 for text in options)
+    assert "Computer: Medium · strength 3 of 6" in options
+    assert not any("wins" in text for text in options)

@@ -45,6 +45,15 @@ class Command(BaseCommand):
             help="only count how often the evaluator's best move is the Expert's, in GAMES "
             "games a table",
         )
+        parser.add_argument(
+            "--luck",
+            type=int,
+            default=0,
+            metavar="GAMES",
+            help="only check that dice luck averages zero for every seat and level, and that "
+            "a seat's chance is its luck, decisions, the other seats' turns and the rest, in "
+            "GAMES games of each preset (--tables to choose; default each preset's largest table)",
+        )
         parser.add_argument("--fit-games", type=int, default=60)
         parser.add_argument("--jobs", type=int, default=1, help="tables checked at once")
         parser.add_argument("--save", default="", help="also write the checks to this JSON file")
@@ -94,6 +103,11 @@ class Command(BaseCommand):
             return
         if options["agreement"]:
             self._agreement(tables, options)
+            return
+        if options["luck"]:
+            if not options["tables"]:
+                tables = [(name, rules_from_name(name).max_players) for name in calibrate.PRESETS]
+            self._luck(tables, options)
             return
         checks = self._checks(tables, options)
         if options["save"]:
@@ -163,6 +177,35 @@ class Command(BaseCommand):
             self.stdout.write(f"{name}:{players}: {same} of {n} choices agree ({same / n:.1%})")
             self.stdout.flush()
         self.stdout.write(f"all tables: {agreed} of {seen} ({agreed / max(1, seen):.1%})")
+
+    def _luck(self, tables: list[tuple[str, int]], options: dict[str, Any]) -> None:
+        """Dice luck per seat and level (mean and 95% interval of a game's luck, in points of
+        chance), and every seat's chance over a game taken apart, table by table."""
+        args = [(name, players, options["luck"], options["seed"]) for name, players in tables]
+        self.stdout.write(
+            f"dice luck: a seat's luck over a whole game, mean and 95% interval, in points of "
+            f"chance (seed {options['seed']}; levels {', '.join(calibrate.LUCK_LEVELS)} at "
+            "random per seat)"
+        )
+
+        def cell(values: list[float]) -> str:
+            mean, half = calibrate.mean_interval(values)
+            return f"{mean * 100:+5.1f} ± {half * 100:4.1f} ({len(values)})"
+
+        for c in self._map(calibrate.luck_check, args, options["jobs"]):
+            seats = "  ".join(f"seat {k}: {cell(v)}" for k, v in c.by_seat.items())
+            levels = "  ".join(f"{k}: {cell(v)}" for k, v in c.by_level.items() if v)
+            every = [x for v in c.by_seat.values() for x in v]
+            n = len(every)
+            self.stdout.write(
+                f"\n{c.table}:{c.players}, {c.games} games, {c.rolls} rolls, "
+                f"{c.seconds:.0f} s CPU\n  every seat: {cell(every)}\n  {seats}\n  {levels}"
+                f"\n  a seat's chance over a game, on average: change {c.change / n * 100:+.1f} = "
+                f"luck {c.luck / n * 100:+.1f} - decisions {c.lost / n * 100:.1f} + the other "
+                f"seats' turns {c.others / n * 100:+.1f} + the rest of its own turns "
+                f"{c.own / n * 100:+.1f} (largest gap of a seat's sum: {c.worst_identity:.4f})"
+            )
+            self.stdout.flush()
 
     def _map(self, function: Any, args: list[Any], jobs: int) -> Any:
         """`function` over `args`, in order, in `jobs` processes (one: here)."""
