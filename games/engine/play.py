@@ -321,16 +321,18 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
         if i == 2
         else (a, b, x, to)
     )
-    if len(pawns) != 4:
-        pawns = pawns[:c] + (row,) + pawns[c + 1 :]
-    elif c == 0:
-        pawns = (row, pawns[1], pawns[2], pawns[3])
-    elif c == 1:
-        pawns = (pawns[0], row, pawns[2], pawns[3])
-    elif c == 2:
-        pawns = (pawns[0], pawns[1], row, pawns[3])
+    if len(pawns) == 4:
+        p0, p1, p2, p3 = pawns
+        if c == 0:
+            pawns = (row, p1, p2, p3)
+        elif c == 1:
+            pawns = (p0, row, p2, p3)
+        elif c == 2:
+            pawns = (p0, p1, row, p3)
+        else:
+            pawns = (p0, p1, p2, row)
     else:
-        pawns = (pawns[0], pawns[1], pawns[2], row)
+        pawns = pawns[:c] + (row,) + pawns[c + 1 :]  # six arms
     # The Moved/Released event of this step, built once with the move tables.
     if held == "double":
         steps = rules.board.steps[c][face + 6][frm + 1]
