@@ -16,10 +16,15 @@ if TYPE_CHECKING:
 
 
 def mover_of(state: State, player: int) -> int:
-    """The corner whose pawns `player` moves: their own, or in Pairs the partner's once done."""
+    """The corner whose pawns `player` moves: their own, or once done (Pairs, Team-Up) the
+    first partner clockwise who is not."""
     rules = state.rules
-    if rules.pairs and rules.done(state.pawns[player]):
-        return (player + 2) % 4
+    pawns = state.pawns
+    if rules.teamed and rules.done(pawns[player]):
+        for c in rules.team_of(player)[1:]:
+            if pawns[c] and not rules.done(pawns[c]):
+                return c
+        return (player + 2) % 4 if rules.pairs else player
     return player
 
 
@@ -83,7 +88,7 @@ def captures_of(
     `others` lists each other corner with the progress at which it would stand there."""
     rules = state.rules
     pawns = state.pawns
-    if rules.capture == "all" and not rules.pairs and not state.shields:
+    if rules.capture == "all" and not rules.teamed and not state.shields:
         # Classic's capture, most of any game's: every rival pawn on the square.
         sent: list[tuple[int, int]] = []
         for c, q in others:
@@ -94,8 +99,9 @@ def captures_of(
                         sent.append((c, j))
         return tuple(sent)
     there = [(c, j) for c, q in others for j, x in enumerate(pawns[c]) if x == q]
+    team = rules.team_of(mover)
     partner = (mover + 2) % 4 if rules.pairs else -1
-    rivals = [cp for cp in there if cp[0] != partner]
+    rivals = [cp for cp in there if cp[0] not in team]
     if not rivals:
         return ()
     shielded = {(c, p) for _, c, p in state.shields} if state.shields else set()

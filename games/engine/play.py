@@ -32,10 +32,10 @@ _NO_SHIELDS: frozenset[tuple[int, int, int]] = frozenset()
 _NO_PICKED: frozenset[int] = frozenset()
 _new = tuple.__new__  # builds a NamedTuple without its Python-level __new__: the hot path
 # Events are immutable values: the commonest are built once.
-_ROLLED = tuple(tuple(Rolled(c, f, f, "") for f in range(7)) for c in range(4))
+_ROLLED = tuple(tuple(Rolled(c, f, f, "") for f in range(7)) for c in range(6))
 _ROLLED_ONLY = tuple(tuple((e,) for e in row) for row in _ROLLED)  # a roll's events, most often
-_PASSED = tuple(tuple(TurnPassed(a, b) for b in range(4)) for a in range(4))
-_AGAIN_SIX = tuple(ExtraRoll(c, ("six",)) for c in range(4))  # the commonest extra roll
+_PASSED = tuple(tuple(TurnPassed(a, b) for b in range(6)) for a in range(6))
+_AGAIN_SIX = tuple(ExtraRoll(c, ("six",)) for c in range(6))  # the commonest extra roll
 
 
 # ---------------------------------------------------------------------------- starting a game
@@ -48,8 +48,10 @@ def new_game(rules: Ruleset, players: int, first: int = 0) -> State:
     if first not in seats:
         raise IllegalAction(f"Corner {first} has no player; the seated corners are {seats}")
     start = (0,) * rules.start_out + (YARD,) * (4 - rules.start_out)
-    pawns = tuple(start if c in seats else () for c in range(4))
-    return State(rules, seats, first, "roll", pawns)
+    pawns = tuple(start if c in seats else () for c in range(rules.arms))
+    if rules.arms == 4:
+        return State(rules, seats, first, "roll", pawns)
+    return State(rules, seats, first, "roll", pawns, stock=(NO_STOCK,) * rules.arms)
 
 
 def setup(
@@ -66,10 +68,11 @@ def setup(
     corner has no player. Corners whose pawns are all home are placed in `placings` order
     (or corner order when not given).
     """
-    rows: list[tuple[int, ...]] = [(), (), (), ()]
+    arms = rules.arms
+    rows: list[tuple[int, ...]] = [()] * arms
     for corner, values in pawns.items():
-        if corner not in range(4):
-            raise IllegalAction(f"There is no corner {corner}; corners are 0 to 3")
+        if corner not in range(arms):
+            raise IllegalAction(f"There is no corner {corner}; corners are 0 to {arms - 1}")
         row = tuple(values)
         if row and len(row) != 4:
             raise IllegalAction(f"Corner {corner} needs 4 pawns, not {len(row)}")
@@ -79,7 +82,7 @@ def setup(
             if not rules.land_on_own and p >= 0 and row.count(p) > 1:
                 raise IllegalAction(f"In {rules.name} two pawns of one corner never share a square")
         rows[corner] = row
-    seats = tuple(c for c in range(4) if rows[c])
+    seats = tuple(c for c in range(arms) if rows[c])
     if len(seats) < rules.min_players or len(seats) > rules.max_players:
         raise IllegalAction(
             f"{rules.name} is played by {rules.min_players} to "
@@ -87,6 +90,8 @@ def setup(
         )
     if rules.pairs and len(seats) != 4:
         raise IllegalAction("Pairs is played by four players")
+    if rules.teams and len(seats) != arms:
+        raise IllegalAction(f"Team-Up is played by {arms} players")
     if to_play not in seats:
         raise IllegalAction(f"Corner {to_play} has no player")
     grid = tuple(rows)
@@ -94,7 +99,7 @@ def setup(
     order = tuple(placings) if placings else tuple(done)
     if sorted(order) != sorted(done):
         raise IllegalAction("placings must list exactly the corners whose pawns are all home")
-    stocks = [NO_STOCK] * 4
+    stocks = [NO_STOCK] * arms
     for c, kinds in (stock or {}).items():
         if len(kinds) != 3 or not all(0 <= n <= MAX_STOCK for n in kinds):
             raise IllegalAction(
@@ -105,7 +110,7 @@ def setup(
     over = _game_over(state, grid, order, ())
     if over is not None:
         return state._replace(phase="over", placings=over)
-    if to_play in done and not (rules.pairs and (to_play + 2) % 4 not in done):
+    if to_play in done and not _team_plays(rules, to_play, done):
         raise IllegalAction(f"Corner {to_play} has every pawn home and no longer plays")
     return state
 
@@ -168,9 +173,9 @@ def roll(state: State, value: int, *, bonus: str = "") -> tuple[State, tuple[Eve
             return _pass_turn(state, stock, (rolled, SixForfeited(player, sixes)))
     else:
         sixes = 0
-    mover = mover_of(state, player) if rules.pairs else player
+    mover = mover_of(state, player) if rules.teamed else player
     board = rules.board
-    if board.plain:
+    if board.probed:
         # The tables say it all (`Board.plain`): each pawn's row, with the captures its
         # landing square makes, one probe of the other corners' rows. `legal_for` without
         # its call, spelled out here: the hot path of every game.
@@ -306,7 +311,6 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
         chosen = same[0]
     c, i, frm, to, captures, square, _, home, bonus = chosen
     # The pawns after the move, spelled out (the fastest way to copy four rows of four).
-    p0, p1, p2, p3 = pawns
     a, b, x, d = pawns[c]
     row: tuple[int, ...] = (
         (to, b, x, d)
@@ -317,14 +321,18 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
         if i == 2
         else (a, b, x, to)
     )
-    if c == 0:
-        pawns = (row, p1, p2, p3)
-    elif c == 1:
-        pawns = (p0, row, p2, p3)
-    elif c == 2:
-        pawns = (p0, p1, row, p3)
+    if len(pawns) == 4:
+        p0, p1, p2, p3 = pawns
+        if c == 0:
+            pawns = (row, p1, p2, p3)
+        elif c == 1:
+            pawns = (p0, row, p2, p3)
+        elif c == 2:
+            pawns = (p0, p1, row, p3)
+        else:
+            pawns = (p0, p1, p2, row)
     else:
-        pawns = (p0, p1, p2, row)
+        pawns = pawns[:c] + (row,) + pawns[c + 1 :]  # six arms
     # The Moved/Released event of this step, built once with the move tables.
     if held == "double":
         steps = rules.board.steps[c][face + 6][frm + 1]
@@ -376,7 +384,7 @@ def move(state: State, chosen: Move, *, shield: bool = False) -> tuple[State, tu
         if final is not None:
             events.append(Won(final[0], final))
             placings, phase, reasons = final, "over", []
-    if reasons and (rules.pairs or player not in placings):
+    if reasons and (player not in placings or _team_plays(rules, player, placings)):
         again = (
             _AGAIN_SIX[player] if reasons == ["six"] else _new(ExtraRoll, (player, tuple(reasons)))
         )
@@ -508,15 +516,21 @@ def _next_player(state: State, player: int, placings: tuple[int, ...], out: tupl
     seats = state.seats
     n = len(seats)
     k = seats.index(player) if player in seats else 0
-    pairs = state.rules.pairs
+    rules = state.rules
     for step in range(1, n + 1):
         c = seats[(k + step) % n]
         if c in out:
             continue
-        if c in placings and not (pairs and (c + 2) % 4 not in placings):
+        if c in placings and not _team_plays(rules, c, placings):
             continue
         return c
     return player
+
+
+def _team_plays(rules: Ruleset, corner: int, placings: Sequence[int]) -> bool:
+    """Whether finished `corner` still plays: a partner of theirs (Pairs, Team-Up) has not
+    finished, and they move that partner's pawns."""
+    return rules.teamed and any(c not in placings for c in rules.team_of(corner)[1:])
 
 
 def _game_over(
@@ -528,6 +542,8 @@ def _game_over(
     """The final placings if the game has ended, else None."""
     rules = state.rules
     playing = [c for c in state.seats if c not in out and c not in placings]
+    if rules.teams:
+        return _teams_over(state, pawns, placings, out)
     if rules.pairs:
         for c in (0, 1):
             pair_done = c in placings and c + 2 in placings
@@ -551,6 +567,31 @@ def _game_over(
     if len(playing) <= 1:
         return _rank(state, pawns, placings, out)
     return None
+
+
+def _teams_over(
+    state: State,
+    pawns: tuple[tuple[int, ...], ...],
+    placings: tuple[int, ...],
+    out: tuple[int, ...],
+) -> tuple[int, ...] | None:
+    """Team-Up's end: the first team with every member finished wins (or the last team with
+    anyone still playing); its members first in the order they finished, then the others as
+    `_rank` places them, those out last."""
+    rules = state.rules
+    teams = {rules.team_of(c)[0] % rules.teams: rules.team_of(c) for c in state.seats}
+    winner = next(
+        (t for t in teams.values() if all(c in placings for c in t)),
+        None,
+    )
+    left = [t for t in teams.values() if any(c not in out for c in t)]
+    if winner is None and len(left) == 1:
+        winner = left[0]
+    if winner is None:
+        return None
+    first = [c for c in placings if c in winner] + [c for c in winner if c not in placings]
+    rest = [c for c in _rank(state, pawns, placings, out) if c not in winner]
+    return tuple(first + rest)
 
 
 def _rank(
@@ -586,9 +627,9 @@ def resign(state: State, corner: int, reason: str = "resigned") -> tuple[State, 
     if corner in state.out:
         raise IllegalAction(f"Corner {corner} has already left the game")
     rules = state.rules
-    if corner in state.placings and not rules.pairs:
+    if corner in state.placings and not _team_plays(rules, corner, state.placings):
         raise IllegalAction(f"Corner {corner} has already finished")
-    leaving = (corner, (corner + 2) % 4) if rules.pairs else (corner,)
+    leaving = rules.team_of(corner) if rules.teamed else (corner,)
     out = state.out + tuple(c for c in leaving if c not in state.out)
     rows = list(state.pawns)
     for c in leaving:

@@ -27,8 +27,38 @@ Disconnect = Literal["forfeit", "computer", "bot", "none"]
 
 _COLOURS_52 = ("red", "green", "yellow", "blue")
 _COLOURS_40 = ("red", "blue", "green", "yellow")
+_COLOURS_78 = ("red", "green", "yellow", "blue", "orange", "purple")
 # One shape mark per colour, so that the board never relies on colour alone.
 MARKS = {"red": "dot", "blue": "diamond", "green": "bar", "yellow": "triangle"}
+MARKS |= {"orange": "square", "purple": "cross"}  # the six-arm board's two more colours
+# The six-arm board (RULES.md, "Six at a table"): one board, chosen by `Ruleset.arms`; its
+# geometry replaces the four-arm one's fields, so that every table below reads the same names.
+SIX_ARMS: dict[str, Any] = {
+    "track_len": 78,
+    "quarter": 13,
+    "last_track": 76,
+    "goal": 82,
+    "finish_from": 82,
+    "safe": frozenset(s + k * 13 for k in range(6) for s in (0, 8)),
+    "colours": _COLOURS_78,
+    "max_players": 6,
+}
+# The four-arm 52-square board's, restored when a six-arm rule set is replaced back to four.
+FOUR_ARMS: dict[str, Any] = {
+    "track_len": 52,
+    "quarter": 13,
+    "last_track": 50,
+    "goal": 56,
+    "finish_from": 56,
+    "safe": frozenset({0, 8, 13, 21, 26, 34, 39, 47}),
+    "colours": _COLOURS_52,
+    "max_players": 4,
+}
+# The presets that may be played on six arms, and with Team-Up.
+SIX_ARM_PRESETS = frozenset({"classic", "family"})
+TEAM_PRESETS = frozenset({"classic"})
+# Seating on six arms: as far apart as the arms allow.
+_SEATS_6 = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 5: (0, 1, 2, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
 
 
 @dataclass(frozen=True)
@@ -80,8 +110,13 @@ class Ruleset:
     # Party options.
     pairs: bool = False
     power: bool = False
+    # The board's arms (4 or 6; six arms: `SIX_ARMS`) and Team-Up: 0 for none, else the number
+    # of teams, corner c in team c % teams (2 x 2 on four arms; 2 x 3 or 3 x 2 on six).
+    arms: int = 4
+    teams: int = 0
     # Derived tables, rebuilt by __post_init__ (also on dataclasses.replace).
     board: Board = field(init=False, repr=False, compare=False, hash=False)
+    teamed: bool = field(init=False, repr=False, compare=False, hash=False)  # Pairs or Team-Up
 
     def __post_init__(self) -> None:
         if self.pairs and self.name != "party":
@@ -94,7 +129,35 @@ class Ruleset:
             raise ValueError("release_faces are faces of a die, 1 to 6")
         if self.play_on:
             object.__setattr__(self, "ending", "last")
+        self._check_arms_and_teams()
+        object.__setattr__(self, "teamed", self.pairs or self.teams > 0)
         object.__setattr__(self, "board", Board(self))
+
+    def _check_arms_and_teams(self) -> None:
+        """Refuse a board or teams the rules do not have; fit the board's fields to the arms."""
+        if self.arms not in (4, 6):
+            raise ValueError(f"a board has 4 or 6 arms, not {self.arms}")
+        if self.arms == 6:
+            if self.name not in SIX_ARM_PRESETS:
+                raise ValueError(f"{self.name} is not played on six arms")
+            for key, value in SIX_ARMS.items():
+                object.__setattr__(self, key, value)
+        elif self.track_len == SIX_ARMS["track_len"]:
+            for key, value in FOUR_ARMS.items():
+                object.__setattr__(self, key, value)
+        if self.teams:
+            if self.name not in TEAM_PRESETS:
+                raise ValueError(f"Team-Up is a classic option, not {self.name}'s")
+            if self.teams not in ((2,) if self.arms == 4 else (2, 3)):
+                raise ValueError(f"Team-Up on {self.arms} arms cannot make {self.teams} teams")
+
+    def team_of(self, corner: int) -> tuple[int, ...]:
+        """The corners of `corner`'s team, `corner` first then clockwise (Pairs: the pair);
+        `corner` alone without teams."""
+        n = self.teams or (2 if self.pairs else 0)
+        if not n:
+            return (corner,)
+        return tuple((corner + k * n) % self.arms for k in range(self.arms // n))
 
     @property
     def home_from(self) -> int:
@@ -116,17 +179,22 @@ class Ruleset:
 
     def seats_for(self, players: int) -> tuple[int, ...]:
         """The corners that `players` people take: opposite corners for two."""
-        low = 4 if self.pairs else self.min_players
-        high = self.max_players
+        low = 4 if self.pairs else self.arms if self.teams else self.min_players
+        high = self.arms if self.teams else self.max_players
         if not low <= players <= high:
             want = f"{low}" if low == high else f"{low} to {high}"
             raise ValueError(f"{self.name} is played by {want} players, not {players}")
+        if self.arms == 6:
+            return _SEATS_6[players]
         return {2: (0, 2), 3: (0, 1, 2), 4: (0, 1, 2, 3)}[players]
 
-    def with_options(self, **options: bool) -> Ruleset:
-        """This preset with house rules or party options switched on or off."""
+    def with_options(self, **options: bool | int) -> Ruleset:
+        """This preset with house rules or party options switched on or off; ``arms=6`` for
+        the six-arm board, ``teams=2`` or ``3`` for Team-Up."""
         known = {"compulsory_capture", "optional_bring_out", "no_jump_home_column", "play_on"}
         known |= {"pairs", "power"} if self.name == "party" else set()
+        known |= {"arms"} if self.name in SIX_ARM_PRESETS else set()
+        known |= {"teams"} if self.name in TEAM_PRESETS else set()
         unknown = sorted(set(options) - known)
         if unknown:
             raise ValueError(f"{self.name} has no option {', '.join(unknown)}")
@@ -146,7 +214,7 @@ class Board:
 
     steps: tuple[tuple[tuple[tuple[Step, ...] | None, ...], ...], ...]
 
-    __slots__ = ("square", "progress", "safe", "bonus", "steps", "plain")
+    __slots__ = ("square", "progress", "safe", "bonus", "steps", "plain", "probed")
 
     def __init__(self, rules: Ruleset) -> None:
         # square[c][p + 1] = the absolute track square of corner c's pawn at progress p,
@@ -156,7 +224,7 @@ class Board:
                 (c * rules.quarter + p) % rules.track_len if 0 <= p <= rules.last_track else -1
                 for p in range(-1, rules.goal + 1)
             )
-            for c in range(4)
+            for c in range(rules.arms)
         )
         # progress[c][s] = the progress at which corner c's pawn stands on track square s
         # (never matching a pawn when that progress would be off the track).
@@ -165,7 +233,7 @@ class Board:
                 q if (q := (s - c * rules.quarter) % rules.track_len) <= rules.last_track else -9
                 for s in range(rules.track_len)
             )
-            for c in range(4)
+            for c in range(rules.arms)
         )
         self.safe: tuple[bool, ...] = tuple(s in rules.safe for s in range(rules.track_len))
         bonus: dict[int, str] = {}
@@ -195,11 +263,11 @@ class Board:
             if s >= 0 and not safe:
                 rivals = tuple(
                     (oc, self.progress[oc][s])
-                    for oc in range(4)
+                    for oc in range(rules.arms)
                     if oc != c and self.progress[oc][s] >= 0
                 )
             probe: tuple[int, int, int] | None = None
-            if rivals:
+            if rivals and rules.arms == 4:
                 at = dict(rivals)
                 probe = (at.get((c + 1) % 4, -9), at.get((c + 2) % 4, -9), at.get((c + 3) % 4, -9))
             return tuple(
@@ -221,11 +289,14 @@ class Board:
             and not (rules.must_bring_out and not rules.optional_bring_out)
             and not rules.compulsory_capture
         )
+        # The steps carry a probe of the three other corners (four arms): `play.roll` reads
+        # them without `legal_for`.
+        self.probed = self.plain and rules.arms == 4
         self.steps = tuple(
             tuple(
                 tuple(step(c, code, p) for p in range(YARD, rules.goal + 1)) for code in range(13)
             )
-            for c in range(4)
+            for c in range(rules.arms)
         )
 
 

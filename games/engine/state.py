@@ -76,7 +76,7 @@ def dumps(state: State) -> str:
     for key in ("sixes", "tries"):
         if getattr(state, key):
             tokens.append(f"{key}={getattr(state, key)}")
-    if set(state.seats) != {c for c in range(4) if state.pawns[c]}:
+    if set(state.seats) != {c for c in range(len(state.pawns)) if state.pawns[c]}:
         tokens.append("seats=" + "".join(map(str, state.seats)))
     if state.placings:
         tokens.append("placings=" + "".join(map(str, state.placings)))
@@ -153,8 +153,9 @@ def _fields(tokens: list[str]) -> dict[str, str]:
 def _state_of(rules: Ruleset, fields: dict[str, str]) -> State:
     """The State the fields spell (KeyError, ValueError or IndexError where they cannot)."""
     groups = fields["pawns"].split("/")
-    if len(groups) != 4:
-        raise IllegalAction("pawns needs four corners separated by /")
+    if len(groups) != rules.arms:
+        count = "four" if rules.arms == 4 else "six"
+        raise IllegalAction(f"pawns needs {count} corners separated by /")
     pawns = tuple(
         ()
         if g == "-"
@@ -164,9 +165,9 @@ def _state_of(rules: Ruleset, fields: dict[str, str]) -> State:
     seats = (
         tuple(int(c) for c in fields["seats"])
         if "seats" in fields
-        else tuple(c for c in range(4) if pawns[c])
+        else tuple(c for c in range(rules.arms) if pawns[c])
     )
-    stock: tuple[tuple[int, int, int], ...] = (NO_STOCK,) * 4
+    stock: tuple[tuple[int, int, int], ...] = (NO_STOCK,) * rules.arms
     if "stock" in fields:
         rows = fields["stock"].split("/")
         stock = tuple((int(r[0]), int(r[1]), int(r[2])) for r in rows)
@@ -199,13 +200,16 @@ def _check(state: State) -> None:
     pawns = state.pawns
     if state.phase not in ("roll", "move", "over"):
         raise IllegalAction(f"phase is roll, move or over, not {state.phase!r}")
-    if not set(state.seats) <= {0, 1, 2, 3} or len(set(state.seats)) != len(state.seats):
-        raise IllegalAction(f"seats are distinct corners 0 to 3, not {state.seats}")
+    arms = rules.arms
+    if not set(state.seats) <= set(range(arms)) or len(set(state.seats)) != len(state.seats):
+        raise IllegalAction(f"seats are distinct corners 0 to {arms - 1}, not {state.seats}")
     if not rules.min_players <= len(state.seats) <= rules.max_players:
         raise IllegalAction(
             f"{rules.name} is played by {rules.min_players} to {rules.max_players} players"
         )
-    for c in range(4):
+    if rules.teams and len(state.seats) != arms:
+        raise IllegalAction(f"Team-Up is played by {arms} players")
+    for c in range(arms):
         row = pawns[c]
         if c in state.seats and c not in state.out and len(row) != 4:
             raise IllegalAction(f"corner {c} is seated and needs four pawns")
@@ -220,7 +224,9 @@ def _check(state: State) -> None:
     if state.to_play not in state.seats:
         raise IllegalAction(f"corner {state.to_play} has no player")
     if state.phase != "over":
-        done = state.to_play in state.placings and not rules.pairs
+        done = state.to_play in state.placings and not (
+            rules.teamed and any(c not in state.placings for c in rules.team_of(state.to_play)[1:])
+        )
         if state.to_play in state.out or done:
             raise IllegalAction(f"corner {state.to_play} is no longer playing")
     if not set(state.placings) | set(state.out) <= set(state.seats):
@@ -239,10 +245,10 @@ def _check(state: State) -> None:
         raise IllegalAction(f"tries cannot be {state.tries} in {rules.name}")
     if state.bonus not in ("", "double", "control", "shield"):
         raise IllegalAction(f"bonus is double, control or shield, not {state.bonus!r}")
-    power = state.stock != (NO_STOCK,) * 4 or state.picked or state.shields or state.bonus
+    power = state.stock != (NO_STOCK,) * arms or state.picked or state.shields or state.bonus
     if power and not rules.power:
         raise IllegalAction("stock, picked squares, shields and bonuses belong to Power")
-    if len(state.stock) != 4 or any(not 0 <= n <= MAX_STOCK for s in state.stock for n in s):
+    if len(state.stock) != arms or any(not 0 <= n <= MAX_STOCK for s in state.stock for n in s):
         raise IllegalAction(f"a stock holds 0 to {MAX_STOCK} of each bonus")
     if not state.picked <= set(rules.board.bonus):
         raise IllegalAction("picked names only bonus squares")

@@ -50,6 +50,23 @@ class Rules:
     no_jump_home_column: bool = False
     pairs: bool = False
     power: bool = False
+    # "Six at a table" and "Teams": the arms of the board and Team-Up's number of teams (0: none).
+    arms: int = 4
+    teams: int = 0
+
+
+# "Six at a table": six arms of 13, track 78, starts 0/13/26/39/52/65, stars 8 past each start,
+# progress 0..76 the track, 77..81 the home column, 82 home.
+STARS_AND_STARTS_78 = frozenset({0, 13, 26, 39, 52, 65} | {8, 21, 34, 47, 60, 73})
+BOARD_78 = {"track_len": 78, "quarter": 13, "last_track": 76, "goal": 82, "finish_from": 82}
+# "2 take 0 and 3; 3 take 0, 2, 4; 4 take 0, 1, 3, 4; 5 take 0..4; 6 take all."
+SEATS_78 = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 5: (0, 1, 2, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
+# "Teams": the teams by how many there are, per board.
+TEAMS = {
+    (4, 2): ((0, 2), (1, 3)),
+    (6, 2): ((0, 2, 4), (1, 3, 5)),
+    (6, 3): ((0, 3), (1, 4), (2, 5)),
+}
 
 
 # "4 starts + 4 stars": starts 0/13/26/39, stars 8 past each start.
@@ -108,8 +125,21 @@ def table(rules: Ruleset | Rules) -> Rules:
     """The reference's own reading of `rules`' preset, with the game's options."""
     if isinstance(rules, Rules):
         return rules
-    chosen = {name: getattr(rules, name) for name in OPTIONS}
+    chosen: dict[str, object] = {name: getattr(rules, name) for name in OPTIONS}
+    chosen["arms"], chosen["teams"] = rules.arms, rules.teams
+    if rules.arms == 6:
+        chosen.update(BOARD_78, safe=STARS_AND_STARTS_78)
     return dataclasses.replace(PRESETS[rules.name], **chosen)
+
+
+def team(rules: Ruleset | Rules, corner: int) -> tuple[int, ...]:
+    """The corners on `corner`'s side: its team (Team-Up), its pair (Pairs), or itself."""
+    rules = table(rules)
+    if rules.pairs:
+        return (corner, (corner + 2) % 4)
+    if rules.teams:
+        return next(t for t in TEAMS[rules.arms, rules.teams] if corner in t)
+    return (corner,)
 
 
 @dataclass(frozen=True, order=True)
@@ -138,12 +168,16 @@ def is_home(rules: Rules, progress: int) -> bool:
 
 
 def mover(state: State) -> int:
-    """Whose pawns the player to act moves: in Pairs a finished player moves the partner's."""
+    """Whose pawns the player to act moves: in Pairs and Team-Up a finished player moves a
+    partner's, the first one clockwise who has not finished."""
     me = state.to_play
     pawns = state.pawns[me]
     rules = table(state.rules)
-    if rules.pairs and pawns and finished(rules, pawns):
-        return (me + 2) % 4
+    if (rules.pairs or rules.teams) and pawns and finished(rules, pawns):
+        for k in range(1, rules.arms):
+            c = (me + k) % rules.arms
+            if c in team(rules, me) and not finished(rules, state.pawns[c]):
+                return c
     return me
 
 
@@ -156,7 +190,11 @@ def bonus_squares(rules: Ruleset | Rules) -> dict[int, str]:
     rules = table(rules)
     if not rules.power:
         return {}
-    return {q * rules.quarter + off: kind for q in range(4) for off, kind in BONUS_OFFSETS.items()}
+    return {
+        q * rules.quarter + off: kind
+        for q in range(rules.arms)
+        for off, kind in BONUS_OFFSETS.items()
+    }
 
 
 def _can_step(rules: Rules, own: tuple[int, ...], pawn: int, target: int) -> bool:
@@ -180,6 +218,7 @@ def captures(state: State, corner: int, pawn: int, target: int) -> tuple[tuple[i
     if square is None or square in rules.safe:
         return ()
     partner = (corner + 2) % 4 if rules.pairs else None
+    side = team(rules, corner)
     there: dict[int, list[tuple[int, int]]] = {}
     for c in state.seats:
         if c == corner or c in state.out:
@@ -188,7 +227,7 @@ def captures(state: State, corner: int, pawn: int, target: int) -> tuple[tuple[i
             if track_square(rules, c, q) == square:
                 there.setdefault(c, []).append((c, j))
     shielded = {(c, j) for _, c, j in state.shields}
-    rivals = [cp for c, group in there.items() if c != partner for cp in group]
+    rivals = [cp for c, group in there.items() if c not in side for cp in group]
     if not rivals:
         return ()
     if rules.capture == "all":
@@ -306,8 +345,8 @@ def extra_roll_reasons(state: State, m: Expected, face: int) -> tuple[str, ...]:
 
 
 def next_player(state: State, after: int, pawns: tuple[tuple[int, ...], ...]) -> int:
-    """The next corner clockwise that still plays (in Pairs a finished player plays on while
-    the partner has not finished)."""
+    """The next corner clockwise that still plays (in Pairs and Team-Up a finished player
+    plays on while a partner has not finished)."""
     seats = state.seats
     k = seats.index(after)
     rules = table(state.rules)
@@ -316,8 +355,8 @@ def next_player(state: State, after: int, pawns: tuple[tuple[int, ...], ...]) ->
         if c in state.out:
             continue
         done = finished(rules, pawns[c])
-        partner_done = rules.pairs and finished(rules, pawns[(c + 2) % 4])
-        if done and (not rules.pairs or partner_done):
+        side_done = all(finished(rules, pawns[p]) or p in state.out for p in team(rules, c))
+        if done and side_done:
             continue
         return c
     return after

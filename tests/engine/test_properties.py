@@ -72,12 +72,17 @@ VARIANTS: list[Ruleset] = [
     RULESETS["party"].with_options(pairs=True),
     RULESETS["party"].with_options(power=True),
     RULESETS["party"].with_options(pairs=True, power=True),
+    RULESETS["classic"].with_options(arms=6),
+    RULESETS["family"].with_options(arms=6),
+    RULESETS["classic"].with_options(teams=2),
+    RULESETS["classic"].with_options(arms=6, teams=2),
+    RULESETS["classic"].with_options(arms=6, teams=3),
 ]
 CASES = [
     (rules, players)
     for rules in VARIANTS
     for players in range(rules.min_players, rules.max_players + 1)
-    if not (rules.pairs and players != 4)
+    if not (rules.pairs and players != 4) and not (rules.teams and players != rules.arms)
 ]
 VARIANT = pytest.mark.parametrize("rules", VARIANTS, ids=rules_name)
 # Random games end in a few hundred to two thousand actions (rolls and moves); this bound is
@@ -131,7 +136,7 @@ def scripts(draw: st.DrawFn, rules: Ruleset) -> Script:
             if not rules.land_on_own:
                 row = [p if p < 0 or p not in row[:j] else YARD for j, p in enumerate(row)]
             start[c] = row
-        if all(p >= rules.finish_from for p in start[first]) and not rules.pairs:
+        if all(p >= rules.finish_from for p in start[first]) and not rules.teamed:
             start[first][0] = YARD  # a player with every pawn home no longer plays
     choices = draw(st.lists(st.integers(0, 255), max_size=300))
     seed = draw(st.integers(0, 2**32 - 1))
@@ -234,7 +239,8 @@ def test_pawns_are_conserved(rules: Ruleset, data: st.DataObject) -> None:
     script = data.draw(scripts(rules), label="script")
     start, steps = play(script)
     for state in states(start, steps):
-        for c in range(4):
+        assert len(state.pawns) == rules.arms, dumps(state)
+        for c in range(rules.arms):
             if c in state.seats and c not in state.out:
                 assert len(state.pawns[c]) == 4, dumps(state)
                 assert all(YARD <= p <= rules.goal for p in state.pawns[c]), dumps(state)
@@ -265,7 +271,7 @@ def test_pawns_only_go_forward_or_to_the_yard_by_a_capture_off_safe_squares(
             assert e.square >= 0 and e.square not in rules.safe, where(step)
             assert reference.track_square(rules, c, q) == e.square, where(step)
             assert e.square == moved[0].square, where(step)
-            assert c != e.by and not (rules.pairs and c == (e.by + 2) % 4), where(step)
+            assert c not in reference.team(rules, e.by), where(step)
             assert (c, j) not in {(pc, pj) for _, pc, pj in before.shields}, where(step)
         for c in after.seats:
             if not after.pawns[c]:
@@ -385,7 +391,7 @@ def test_a_move_gives_an_extra_roll_exactly_for_the_rules_reasons(
         if after.phase == "over":
             assert not extra, where(step)
             continue
-        finished_alone = not rules.pairs and all(
+        finished_alone = not rules.teamed and all(
             p >= rules.finish_from for p in after.pawns[m.corner]
         )
         if reasons and not finished_alone:
@@ -411,9 +417,10 @@ def test_a_player_who_leaves_is_out_and_the_others_play_on(
         if step.action[0] != "resign":
             continue
         before, after, corner = step.before, step.after, step.action[1]
-        leaving = {corner, (corner + 2) % 4} if rules.pairs else {corner}
+        leaving = set(reference.team(rules, corner))
         assert [e for e in step.events if isinstance(e, Resigned)] == [
-            Resigned(c, "resigned") for c in sorted(leaving, key=lambda c: c != corner)
+            Resigned(c, "resigned")
+            for c in sorted(leaving, key=lambda c: (c - corner) % rules.arms)
         ], where(step)
         assert leaving <= set(after.out) and all(after.pawns[c] == () for c in leaving)
         for c in set(after.seats) - leaving:
@@ -469,9 +476,14 @@ def test_every_game_ends_with_every_seat_placed_once_winner_first(
     if steps:
         assert won == [Won(final.placings[0], final.placings)], dumps(final)
         assert all(s.before.phase != "over" for s in steps)
-    if rules.pairs:
-        # The pair with all eight home (or the pair left) wins: both partners above the others.
-        assert final.placings[1] == (final.placings[0] + 2) % 4, dumps(final)
+    if rules.teamed:
+        # The side with all its pawns home (or the side left) wins: every partner above the
+        # others.
+        side = reference.team(rules, final.placings[0])
+        assert set(final.placings[: len(side)]) == set(side), dumps(final)
+        if not final.out:
+            done = [c for c in side if reference.finished(reference.table(rules), final.pawns[c])]
+            assert len(done) == len(side), dumps(final)
         return
     finished = list(start.placings) + [e.corner for e in events if isinstance(e, Finished)]
     out = [e.corner for e in events if isinstance(e, Resigned)]
@@ -733,7 +745,7 @@ def test_crowded_positions_allow_exactly_the_moves_the_rules_allow(
         extra = [e for e in events if isinstance(e, ExtraRoll)]
         if done.phase == "over":
             continue
-        alone = not rules.pairs and done.finished(m.corner)
+        alone = not rules.teamed and done.finished(m.corner)
         assert extra == ([ExtraRoll(state.to_play, reasons)] if reasons and not alone else []), (
             f"{where} then {m}"
         )

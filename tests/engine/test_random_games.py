@@ -8,6 +8,7 @@ import pytest
 from games.engine import (
     RULESETS,
     STORED_BONUSES,
+    Ruleset,
     dumps,
     legal_moves,
     loads,
@@ -15,6 +16,7 @@ from games.engine import (
     new_game,
     resign,
     roll,
+    rules_name,
 )
 
 VARIANTS = [
@@ -28,12 +30,17 @@ VARIANTS = [
     RULESETS["party"].with_options(pairs=True),
     RULESETS["party"].with_options(power=True),
     RULESETS["party"].with_options(pairs=True, power=True),
+    RULESETS["classic"].with_options(arms=6),
+    RULESETS["family"].with_options(arms=6),
+    RULESETS["classic"].with_options(teams=2),
+    RULESETS["classic"].with_options(arms=6, teams=2),
+    RULESETS["classic"].with_options(arms=6, teams=3),
 ]
 CASES = [
     (rules, players)
     for rules in VARIANTS
     for players in range(rules.min_players, rules.max_players + 1)
-    if not (rules.pairs and players != 4)
+    if not (rules.pairs and players != 4) and not (rules.teams and players != rules.arms)
 ]
 
 
@@ -58,7 +65,9 @@ def play(rules, players, rng, resign_rate=0.0):
     raise AssertionError(f"no end after 20,000 rolls: {dumps(state)}")
 
 
-@pytest.mark.parametrize(("rules", "players"), CASES, ids=lambda x: getattr(x, "name", x))
+@pytest.mark.parametrize(
+    ("rules", "players"), CASES, ids=lambda x: rules_name(x) if isinstance(x, Ruleset) else x
+)
 def test_random_games_end_with_every_seat_placed(rules, players):
     rng = random.Random(players)
     for _ in range(15):

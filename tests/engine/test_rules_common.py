@@ -41,7 +41,15 @@ def test_mensch_board_has_40_squares_no_stars_and_four_home_squares():
 
 
 def test_every_colour_has_its_own_shape_mark():
-    assert MARKS == {"red": "dot", "green": "bar", "yellow": "triangle", "blue": "diamond"}
+    assert MARKS == {
+        "red": "dot",
+        "green": "bar",
+        "yellow": "triangle",
+        "blue": "diamond",
+        "orange": "square",
+        "purple": "cross",
+    }
+    assert len(set(MARKS.values())) == len(MARKS)
 
 
 @pytest.mark.parametrize("name", PRESETS)
