@@ -62,9 +62,9 @@ def test_ratings_per_queue_with_uncertainty_and_provisional_mark(
     board = client.get("/leaderboards/duel/").content.decode()
     for page in (html, board):
         assert "σ" not in page and "μ" not in page
-        assert "estimated skill less a safety margin" in page
+        assert "skill" in page and "results have shown for sure" in page
     hindi = client.get("/leaderboards/duel/", HTTP_ACCEPT_LANGUAGE="hi").content.decode()
-    assert "सुरक्षा-घटाव" in hindi and "σ" not in hindi
+    assert "नतीजों ने पक्के तौर" in hindi and "σ" not in hindi
 
     # Results: 4 ranked matches, 3 won.
     assert re.search(r"<dt>Matches played</dt><dd>4</dd>", html)
