@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKED = (".py", ".js", ".html", ".md")
+CHECKED = (".py", ".js", ".html", ".md", ".css", ".txt")
 SKIPPED_DIRS = {".venv", "venv", "node_modules", "staticfiles", ".git", "__pycache__"}
 
 # A pointer outside the repository: the notes beside the checkout (by path or by name), or
