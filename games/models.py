@@ -90,7 +90,7 @@ class Match(models.Model):
     # which a trigger keeps in step with this column and ``status``.
     turn_deadline = models.DateTimeField(null=True, blank=True)
     # Updated: after a roll no pawn could use, the die passes on only at this time, so the
-    # players see the roll that was lost (seed 001: "pauses, passes the die").
+    # players see the roll that was lost: the game pauses, then passes the die.
     pause_until = models.DateTimeField(null=True, blank=True)
     # Updated: a cache of the replay (engine notation plus counters), see games.match.replay.
     snapshot = models.JSONField(default=dict, blank=True)
@@ -124,8 +124,8 @@ class Match(models.Model):
     @property
     def draws_first(self) -> bool:
         """Whether the first player is drawn with the match's dice: the preset says so, or
-        it is mensch played online (seed 001: in code rooms "who goes first is drawn at
-        random"); otherwise red starts (family everywhere, as RULES.md says, and one-device
+        it is mensch played online (in code rooms who goes first is drawn at random);
+        otherwise red starts (family everywhere, as docs/rules.md says, and one-device
         and practice games of mensch)."""
         online = self.mode in (Mode.FRIENDLY, Mode.RANKED)
         return self.rules.first_player != "red" or (self.ruleset == "mensch" and online)
@@ -181,7 +181,7 @@ class Seat(models.Model):
     disconnected_at = models.DateTimeField(null=True, blank=True)
     away = models.BooleanField(default=False)
     # Updated: the player left the room (party: a bot plays the seat); cleared when they come
-    # back. One who never returns is placed below everyone still playing (seed 000).
+    # back. One who never returns is placed below everyone still playing.
     gone = models.BooleanField(default=False)
     # Updated: the seconds of their turn the player had left when their connection dropped
     # while the turn waits for them (mensch); they get the rest back, not a fresh clock.
@@ -246,7 +246,7 @@ class Roll(models.Model):
     face = models.PositiveSmallIntegerField()
     # The dice number the face was derived from, when it is not ``n``: after an undo (local
     # play), the roll in the same place of the game replays the withdrawn roll's face, so
-    # undo is for mistakes, not for fishing (seed 003). Null: dice number ``n``.
+    # undo is for mistakes, not for fishing. Null: dice number ``n``.
     die = models.PositiveIntegerField(null=True, blank=True)
     bonus = models.CharField(max_length=10, blank=True)  # Power: double, control, shield
     by = models.CharField(max_length=10, choices=BY_CHOICES, default="player")

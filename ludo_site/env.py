@@ -20,7 +20,7 @@ FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
 
 # redis-py 8 defaults (socket_timeout=5, max_connections=100) break the core
 # channels-redis layer: idle receives die with "Timeout reading" and load gives
-# "Too many connections" (DESIGN.md, "Measured here").
+# "Too many connections" (scripts/LOAD.md, "The floor: a bare Channels fan-out").
 REDIS_SOCKET_TIMEOUT = None
 REDIS_MAX_CONNECTIONS = 1000
 # The core layer drops a message past this many waiting on one channel (its default is 100).
@@ -60,7 +60,8 @@ SQLITE_OPTIONS: dict[str, Any] = {
     "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
 }
 # Python's collector after start-up (ludo_site.asgi): a full pass over a busy server's objects
-# froze it 0.4-0.5 s at 4,000 sockets (DESIGN.md, "Measured here"). Python's own is 700,10,10.
+# froze it for a noticeable pause with thousands of sockets (scripts/LOAD.md, "The floor: a
+# bare Channels fan-out"). Python's own is 700,10,10.
 DEFAULT_GC_THRESHOLDS = (50_000, 50, 100)
 
 

@@ -146,8 +146,8 @@ LUDO_GC_THRESHOLDS = env.gc_thresholds(os.environ.get("LUDO_GC_THRESHOLDS"))
 # default, with no Redis and so no Celery beat: unset, None, follows REDIS_URL).
 LUDO_TIME_SCALE = float(os.environ.get("LUDO_TIME_SCALE") or 1)
 LUDO_BOT_DELAY = float(os.environ.get("LUDO_BOT_DELAY") or 0.8)
-# After a roll no pawn can use, the die passes on after this pause (seed 001); after two
-# missed turns (party, seed 000), the seconds a player has at the start of each turn to tap
+# After a roll no pawn can use, the die passes on after this pause; after two missed turns
+# (party), the seconds a player has at the start of each turn to tap
 # the die and take the seat back from the bot.
 LUDO_PASS_PAUSE = float(os.environ.get("LUDO_PASS_PAUSE") or 1.5)
 LUDO_RECLAIM_SECONDS = float(os.environ.get("LUDO_RECLAIM_SECONDS") or 3)

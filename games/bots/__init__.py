@@ -5,7 +5,7 @@
 
 `BOTS` lists the levels in the picker's order, weakest first, as the stored ladder measured
 them (`manage.py bot_tournament --ladder`, games/bots/ladder.json). "beginner" is the gentle
-level for a first game; seed 003's one-device computer is "greedy", placed by its strength.
+level for a first game; the classic one-device computer is "greedy", placed by its strength.
 """
 
 from .expert import TABLE_SETTINGS, Expert

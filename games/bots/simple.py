@@ -1,4 +1,5 @@
-"""The rule-of-thumb bots: beginner (seed 003) and easy, medium, hard (seed 004)."""
+"""The rule-of-thumb bots: beginner, greedy, and easy, medium, hard on the "best pawn" order
+(docs/rules.md, "Around the board")."""
 
 from __future__ import annotations
 
@@ -58,7 +59,7 @@ class RandomBot(Bot):
 
 
 class Greedy(Bot):
-    """Seed 003's one-device computer: home if it can, else a capture, else out of the yard,
+    """The classic one-device computer: home if it can, else a capture, else out of the yard,
     else the pawn furthest along; it says which of these it did."""
 
     name = "greedy"
@@ -128,7 +129,7 @@ class Beginner(Bot):
 
 
 def best_pawn(state: State) -> tuple[Move, str]:
-    """Seed 004's best pawn: the one that captures, else gets home, else lands safe, else
+    """The "best pawn": the one that captures, else gets home, else lands safe, else
     comes out of the yard, else runs from a rival; else the pawn that ends furthest along."""
     moves = _moves(state)
     capturing = [m for m in moves if m.captures]

@@ -10,7 +10,7 @@ from games.engine import YARD, Ruleset, State
 
 
 class Geometry(NamedTuple):
-    """Lookup tables built from a Ruleset's public fields (RULES.md, "Coordinates")."""
+    """Lookup tables built from a Ruleset's public fields (docs/rules.md, "Coordinates")."""
 
     square: tuple[tuple[int, ...], ...]  # square[c][p + 1]: track square, -1 off the track
     progress: tuple[tuple[int, ...], ...]  # progress[c][s]: c's progress on square s, or -9

@@ -10,8 +10,9 @@ the turn moved on, so a late or repeated sweep is harmless. Disconnect grace run
 way over seats (`sweep_grace`); the computer playing for a player who is away
 is an ordinary deadline, as for a bot.
 
-Durations are the rules' (RULES.md), multiplied by ``LUDO_TIME_SCALE`` (settings or
-environment, default 1) so tests can run a 20 s clock in a fraction of a second.
+Durations are the rules' (docs/rules.md, "Clocks and absent players"), multiplied by
+``LUDO_TIME_SCALE`` (settings or environment, default 1) so tests can run a 20 s clock in a
+fraction of a second.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The rule sets: one `Ruleset` per preset, house rules and party options as fields.
 
-Every preset is a row of the table in RULES.md. A Ruleset is frozen; house rules are switched
-with ``dataclasses.replace(RULESETS["mensch"], compulsory_capture=True)``.
+Every preset is a column of the table in docs/rules.md. A Ruleset is frozen; house rules are
+switched with ``dataclasses.replace(RULESETS["mensch"], compulsory_capture=True)``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The match room over WebSocket (``ws/match/<room code>/``): a thin adapter, as DESIGN.md asks.
+"""The match room over WebSocket (``ws/match/<room code>/``): a thin adapter
+(docs/architecture.md, "The layers").
 
 A consumer authenticates (a signed ticket the room page gives, `games.live.tickets`, else
 the session), validates a frame's shape (`games.live.wire`) and hands it to its room

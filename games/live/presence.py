@@ -1,4 +1,5 @@
-"""Who is connected to a room, and the disconnect grace (RULES.md "disconnect").
+"""Who is connected to a room, and the disconnect grace (docs/rules.md, "Clocks and absent
+players").
 
 The state is on the seat, written by the services only (`games.services`, "presence"):
 ``connected``, ``disconnected_at`` (when the seat's last connection closed) and ``away`` (the

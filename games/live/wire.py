@@ -1,4 +1,4 @@
-"""The WebSocket wire format (DESIGN.md, "Real time"): every frame is ``{"t", "v", "d"}``.
+"""The WebSocket wire format (docs/wire.md): every frame is ``{"t", "v", "d"}``.
 
 Client frames::
 

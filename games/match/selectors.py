@@ -1,6 +1,6 @@
 """Reading matches: find one by room code, and the wire snapshot one viewer may see.
 
-The snapshot (DESIGN.md "Real time") is what a client draws: seats, pawns, whose turn, the
+The snapshot (docs/wire.md, "The snapshot") is what a client draws: seats, pawns, whose turn, the
 die, the dice commitment, the deadline, ``v`` (the match's event seq) and, only for the viewer
 whose turn it is, the legal moves. Power stock is shown to its owner only. The server seed is
 never in it (it is revealed in the "ended" event and the replay once the match is over).
@@ -73,7 +73,7 @@ def match_with_seats(match_id: int) -> tuple[Match, list[Seat]] | None:
 
 
 # Events only their own player may see while the match is played: what a player picks up is
-# their Power stock, hidden from the others and from spectators (RULES.md, party "Power").
+# their Power stock, hidden from the others and from spectators (docs/rules.md, "Power").
 PRIVATE_KINDS = frozenset({"bonus_picked"})
 
 
@@ -242,7 +242,7 @@ def snapshot_parts(
         "out": list(shown.out),
         "winner": shown.winner,
         "deadline": match.turn_deadline.isoformat() if match.turn_deadline else None,
-        # Seed 000: the player to play missed two turns: the bot plays their turn unless they
+        # Party: the player to play missed two turns: the bot plays their turn unless they
         # tap the die in the window at its start (the deadline).
         "reclaim": bool(
             playing
@@ -255,7 +255,7 @@ def snapshot_parts(
             and not seat_to_play.away
             and seat_to_play.missed_turns >= 2
         ),
-        # After a roll no pawn could use, the die passes on at this time (seed 001).
+        # After a roll no pawn could use, the die passes on at this time.
         "pause_until": match.pause_until.isoformat() if match.pause_until else None,
         "commitment": match.commitment,
         "legal": [],

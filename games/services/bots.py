@@ -83,7 +83,7 @@ def bot_step(change: Change, seat: Seat) -> None:
 
 def leaver_would_finish(change: Change, seat: Seat) -> bool:
     """Whether the bot playing for a player who left (a ``gone`` seat) is about to bring
-    their last pawn home while someone who has not left still plays. Seed 000: one who
+    their last pawn home while someone who has not left still plays. One who
     leaves "can come back while the game runs; otherwise they lose", so the seat is taken
     out there instead (`games.services.play.match_timeout`). Not in Pairs, where the pair
     finishes together."""

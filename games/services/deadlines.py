@@ -35,13 +35,13 @@ def bot_delay(match: Match | None = None) -> float:
 
 
 def pass_pause() -> float:
-    """The pause after a roll no pawn can use, before the die passes (seed 001: "the game
-    says so, pauses, passes the die")."""
+    """The pause after a roll no pawn can use, before the die passes (the game says so,
+    pauses, then passes the die)."""
     return float(settings.LUDO_PASS_PAUSE)
 
 
 def reclaim_window() -> float:
-    """Seed 000: after two missed turns the bot plays on "until you tap the die at the start of
+    """Party: after two missed turns the bot plays on "until you tap the die at the start of
     your turn": the seconds the player has at the start of each turn to take the seat back."""
     return float(settings.LUDO_RECLAIM_SECONDS)
 
@@ -64,7 +64,7 @@ def deadline_of(change: Change) -> datetime | None:
         and not seat.connected
         and seat.disconnected_at is not None
     ):
-        # Seed 001: "the game waits 45 seconds for them": their turn waits for the grace
+        # Mensch: "the game waits 45 seconds for them": their turn waits for the grace
         # (`seat_grace_expired` hands the seat to the computer and deals a deadline again).
         return None
     if state.phase == "move" and len(legal_moves(state)) == 1:

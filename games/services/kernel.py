@@ -220,8 +220,8 @@ class Change:
     def dice_number(self) -> int:
         """The dice number of the next roll: the count of rolls still in play. Every roll so
         far is, except in local play after an undo: the rolls it withdrew do not count, so
-        the same place in the game rolls the same face again (seed 003: undo is for
-        mistakes; `games.match.verify` checks it)."""
+        the same place in the game rolls the same face again (undo is for mistakes;
+        `games.match.verify` checks it)."""
         if self.match.mode != "local" or getattr(self.match, "undone_none", False):
             return self.rolls  # (`fenced.load` read that no undo was ever made)
         undone = MatchEvent.objects.filter(match=self.match, kind="undone").values_list(

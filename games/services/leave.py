@@ -112,10 +112,10 @@ def match_resign(
 
 
 def hand_to_bot(change: Change, seat: Seat, actor: Any, ip: str | None) -> None:
-    """Party: a leaving player's seat is played on by a labelled bot (RULES.md "leaving = bot
-    in the seat"); the match keeps its number of players. The seat stays the player's: as
+    """Party: a leaving player's seat is played on by a labelled bot (docs/rules.md, "Clocks
+    and absent players"); the match keeps its number of players. The seat stays the player's: as
     for any away seat, they take it back by opening the room again or by acting in it.
-    Until they come back the seat is ``gone``: a leaver who never returns loses (seed 000),
+    Until they come back the seat is ``gone``: a leaver who never returns loses,
     so the bot never finishes the seat; where it would, the seat is taken out instead and
     placed below everyone still playing (`games.services.bots.leaver_would_finish`). The
     stream and the audit log say that the player left."""

@@ -1,4 +1,4 @@
-"""A game on one device (seed 003): each seat is a person or a computer, switched from under
+"""A game on one device: each seat is a person or a computer, switched from under
 the board during the game, and "Start over" begins a fresh game with the same seats."""
 
 from __future__ import annotations

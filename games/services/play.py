@@ -320,7 +320,7 @@ def _expired(match: Match, change: Change, turn_seq: int | None) -> Change | Non
     assert state is not None
     seat = change.seat_to_play()
     if seat.away and leaver_would_finish(change, seat):
-        # Seed 000: a leaver who never returns loses: out, below everyone still playing.
+        # Party: a leaver who never returns loses: out, below everyone still playing.
         take_out(change, seat, reason="left", forfeit=True)
     elif seat.bot or seat.away:
         # A bot's seat, or a player's the computer plays while they are away.

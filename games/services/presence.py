@@ -1,5 +1,5 @@
 """Who is connected, the disconnect grace and the computer playing for a player who is away
-(RULES.md "disconnect").
+(docs/rules.md, "Clocks and absent players").
 
 Kept on the seat: ``connected``, ``disconnected_at`` (when its last connection closed) and
 ``away`` (the computer plays the seat until the player is back). None of it is a change of

@@ -381,7 +381,8 @@ def match_replay(request: HttpRequest, code: str) -> HttpResponse:
         "report": report_for(match),
     }
     if match.ended:
-        # The seed is revealed only once the match is over (DESIGN.md "Dice").
+        # The seed is revealed only once the match is over (docs/architecture.md, "Dice:
+        # commit, reveal, verify").
         mismatches = dice.verify(
             match.commitment,
             match.server_seed,

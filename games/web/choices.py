@@ -53,7 +53,7 @@ def default_level() -> str:
     return str(services.DEFAULT_BOT_LEVEL)
 
 
-# Seed 003: on one device, the computer seats are "a beginner computer" unless chosen otherwise.
+# On one device, the computer seats are "a beginner computer" unless chosen otherwise.
 LOCAL_BOT_LEVEL = "beginner"
 
 

@@ -1,4 +1,4 @@
-"""The two duel guides seed 004 links to: "Ludo rules for two players, and when to capture or
+"""The two duel guides: "Ludo rules for two players, and when to capture or
 stay safe" and "How to win at Ludo: strategy for two players".
 
 Every board is a position played through the engine with the duel rules (as on the rules
@@ -254,7 +254,7 @@ def _strategy_guide() -> Guide:
             Section(
                 _("The order that wins"),
                 [
-                    # Seed 004's "best pawn" (games.bots.simple.best_pawn).
+                    # The "best pawn" order (games.bots.simple.best_pawn).
                     _(
                         "The Hard bot plays the best pawn every turn: the one that captures, "
                         "then gets home, then lands safe, then comes out of the yard, then runs "

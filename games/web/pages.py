@@ -166,7 +166,7 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
         ),
         (
             _("Who starts"),
-            # Seed 001: in code rooms "who goes first is drawn at random" (Match.draws_first).
+            # In code rooms who goes first is drawn at random (Match.draws_first).
             (
                 _("Red on one device and against the computer; drawn with the dice in online rooms")
                 if rules.name == "mensch"
@@ -188,7 +188,7 @@ def _facts(rules: Ruleset) -> list[tuple[str, str]]:
 
 @require_GET
 def terms(request: HttpRequest) -> HttpResponse:
-    """The Terms of Service and fair play rules (seed 002), accepted at sign-up."""
+    """The Terms of Service and fair play rules, accepted at sign-up."""
     return render(request, "terms.html", {"version": TERMS_VERSION, "dispute_days": window_days()})
 
 
@@ -230,7 +230,7 @@ def preset_guide_page(request: HttpRequest, name: str) -> HttpResponse:
 
 @require_GET
 def guide(request: HttpRequest, slug: str) -> HttpResponse:
-    """One of the duel guides (seed 004), its boards played through the engine."""
+    """One of the two duel guides, its boards played through the engine."""
     found = guides().get(slug)
     if found is None:
         raise Http404(_("There is no such guide"))

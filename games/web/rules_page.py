@@ -378,7 +378,7 @@ _EXAMPLES = {
 
 
 def examples(name: str) -> list[Example]:
-    """The worked examples of preset `name` (RULES.md and its seed), played on the engine."""
+    """The worked examples of preset `name` (docs/rules.md), played on the engine."""
     return _EXAMPLES[name](RULESETS[name])
 
 

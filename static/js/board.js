@@ -7,7 +7,7 @@
 //
 // `config` describes the board (sent by the page, from the rule set): size (52 or 40),
 // quarter, last_track, goal, safe and stars (absolute track squares), colours and marks by
-// corner, bonus squares by absolute square. Coordinates follow RULES.md: a pawn's progress
+// corner, bonus squares by absolute square. Coordinates follow docs/rules.md: a pawn's progress
 // counts from its own start square; -1 is the yard, `goal` is home.
 import { colourName, fmt, gettext } from "./i18n.js";
 

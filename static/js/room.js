@@ -1027,16 +1027,17 @@ $("show-result").addEventListener("click", () => {
   $("show-result").hidden = true;
 });
 
-// ------------------------------------------------------------------ seed promises (issue 16)
-// Kept apart: what the product descriptions promise about rolling, on top of the controls.
+// ------------------------------------------------------------------ the room's promises
+// Kept apart: what the room promises about rolling, on top of the controls
+// (docs/rules.md, "Around the board").
 
-// Seed 004: "Tap anywhere on the board to roll the die": when it is your roll, a tap or a
+// "Tap anywhere on the board to roll the die": when it is your roll, a tap or a
 // click on the board rolls (the Roll button, the die and the keys stay).
 $("board").addEventListener("click", () => {
   if (canRoll() && !passing()) sendRoll();
 });
 
-// Seed 001: after a roll no pawn can use, the game pauses before the die passes on (the
+// After a roll no pawn can use, the game pauses before the die passes on (the
 // server takes no roll before `pause_until`): the controls wait with it.
 function passing() {
   return Boolean(snap.pause_until) && Date.parse(snap.pause_until) > Date.now();
@@ -1052,7 +1053,7 @@ function renderPromises() {
     die.disabled = true;
     passTimer = setTimeout(render, Date.parse(snap.pause_until) - Date.now() + 20);
   }
-  // Seed 000: after two missed turns the bot plays on "until you tap the die at the start of
+  // After two missed turns (party) the bot plays on "until you tap the die at the start of
   // your turn": while that window is open, the die says so.
   const reclaim = Boolean(snap.reclaim) && canRoll();
   die.classList.toggle("reclaim", reclaim);

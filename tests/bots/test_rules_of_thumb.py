@@ -1,4 +1,4 @@
-"""The greedy (seed 003), hard and beginner bots' orders of preference, on positions set by
+"""The greedy, hard and beginner bots' orders of preference, on positions set by
 hand, and how often easy and medium play the best pawn."""
 
 import random

@@ -301,7 +301,7 @@ def friends_room(
     bob = people(PHONE).page()
     bob.goto(bob_site + "/")
     bob.fill("input[name=code]", code.lower())
-    bob.click("form[action='/join/'] button")  # the room page seats him at once (seed 004)
+    bob.click("form[action='/join/'] button")  # the room page seats him at once
     expect(bob.locator(".seat.to-play")).to_have_count(1)
     expect(ann.locator(".waiting")).to_be_hidden()
     expect(ann.locator("#seats")).to_contain_text("Guest")

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_the_invite_link_seats_a_friend_at_once(site: str, people: Any) -> None:
-    """Item 10: seed 004: "send them the link; when they open it you're in the same game"."""
+    """Item 10: "send them the link; when they open it you're in the same game"."""
     ann = people(DESKTOP).page()
     ann.goto(site + "/")
     friends = ann.locator("form[action='/play/friends/']")
@@ -40,7 +40,7 @@ def test_the_invite_link_seats_a_friend_at_once(site: str, people: Any) -> None:
 
 
 def test_a_tap_on_the_board_rolls(site: str, people: Any) -> None:
-    """Item 11: seed 004: "Tap anywhere on the board to roll the die"."""
+    """Item 11: "Tap anywhere on the board to roll the die"."""
     page = people(PHONE).page()
     practise(page, site, ruleset="duel")
     expect(page.locator("#roll:not([disabled])")).to_have_count(1)
@@ -71,7 +71,7 @@ def test_one_device_seats_switch_and_start_over(site: str, people: Any) -> None:
     page.goto(site + "/play/local/")
     page.select_option("select[name=ruleset]", "family")
     page.select_option("select[name=players]", "2")
-    # The computer seats are the beginner computer unless chosen otherwise (seed 003).
+    # The computer seats are the beginner computer unless chosen otherwise.
     expect(page.locator("select[name=seat2]")).to_have_value("beginner")
     page.click("main button[type=submit]")
     expect(page.locator("#seats .bot-tag")).to_have_count(1)

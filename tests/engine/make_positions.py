@@ -11,7 +11,7 @@ Each line is ``<notation> ; <roll> ; <result>``:
   (the same player rolls again), ``no-move:pass`` (the turn passes) or ``six-forfeited``.
 
 The lines are the hand-checked cases below (their expected results written by hand from
-RULES.md), hand-picked edge cases, and positions sampled from random games of every preset,
+docs/rules.md), hand-picked edge cases, and positions sampled from random games of every preset,
 option and player count with fixed seeds. Every line must agree with both the engine and the
 independent reading of the rules in `tests.engine.reference`; the script refuses to write a
 table where they differ.
@@ -40,7 +40,7 @@ from tests.engine import reference
 
 TABLE = Path(__file__).with_name("positions.txt")
 
-# Verified by hand against RULES.md: (position, roll, expected result, why it is right).
+# Verified by hand against docs/rules.md: (position, roll, expected result, why it is right).
 CHECKED: list[tuple[str, str, str, str]] = [
     (
         "classic to=0 phase=roll pawns=53,y,y,y/-/y,y,y,y/-",
@@ -52,7 +52,7 @@ CHECKED: list[tuple[str, str, str, str]] = [
         "classic to=0 phase=roll pawns=53,y,y,y/-/y,y,y,y/-",
         "3",
         "0.0:53>h",
-        "a pawn 3 from home lands home with a 3 (RULES.md worked example)",
+        "a pawn 3 from home lands home with a 3 (docs/rules.md worked example)",
     ),
     (
         "family to=0 phase=roll pawns=y,y,y,y/-/y,y,y,y/-",
@@ -394,7 +394,7 @@ def engine_result(state: State, face: int, bonus: str) -> str:
 
 
 def reference_result(state: State, face: int, bonus: str) -> str:
-    """What RULES.md, read by `tests.engine.reference`, says the roll does."""
+    """What docs/rules.md, read by `tests.engine.reference`, says the roll does."""
     outcome = reference.roll_outcome(state, face, bonus)
     if outcome.kind == "moves":
         return " ".join(sorted(move_text(state, m) for m in outcome.moves))
@@ -516,7 +516,7 @@ def header(lines: list[str]) -> list[str]:
     doc = (__doc__ or "").strip().splitlines()
     out = ["# Counted legal-move table of the Ludo engine, read by test_positions.py."]
     out += [f"# {row}" if row else "#" for row in doc[1:]]
-    out += ["#", "# Checked by hand against RULES.md (line numbers in this file):"]
+    out += ["#", "# Checked by hand against docs/rules.md (line numbers in this file):"]
     first = len(out) + len(CHECKED) + 2
     for n, (_, roll_text, expected, why) in enumerate(CHECKED):
         out.append(f"#   line {first + n}: roll {roll_text} -> {expected}: {why}")

@@ -1,7 +1,8 @@
-"""Words for the engine's rule tests: squares as RULES.md counts them, moves and events by kind.
+"""Words for the engine's rule tests: squares as docs/rules.md counts them, moves and events
+by kind.
 
-Squares in the seeds are absolute track squares counted from Red's start; the engine keeps each
-pawn's progress from its own corner's start. `on` converts one into the other.
+Squares in the worked examples are absolute track squares counted from Red's start; the engine
+keeps each pawn's progress from its own corner's start. `on` converts one into the other.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
-"""RULES.md read plainly: what a roll allows, written slowly and obviously, apart from the engine.
+"""The rules (docs/rules.md) read plainly: what a roll allows, written slowly and obviously,
+apart from the engine.
 
 The engine is tuned for speed (precomputed tables, a fast path for plain moves); this module is
 not. The property tests and the position table hold the engine to it, so that a change in the
 engine that changes the rules shows up as a disagreement with a second, independent reading.
 The presets' data (board, safe squares, capture, extra rolls, sixes, bringing out) is this
-module's own table, PRESETS, copied from RULES.md's table by hand, so that a wrong entry in the
+module's own table, PRESETS, copied by hand from the rules' table, so that a wrong entry in the
 engine's table disagrees with it instead of being copied. From the engine it takes only the
-value objects, the fixed Power board layout (RULES.md does not place the bonus squares), and the
+value objects, the fixed Power board layout (`BONUS_OFFSETS`), and the
 house rules and party options a game was started with (choices, not preset data).
 """
 
@@ -20,7 +21,7 @@ from games.engine import BONUS_OFFSETS, YARD, Ruleset, State
 
 @dataclass(frozen=True)
 class Rules:
-    """One preset as RULES.md states it, plus the options a game switched on."""
+    """One preset as docs/rules.md states it, plus the options a game switched on."""
 
     name: str
     # "Coordinates": 52-square boards have quarter 13, track progress 0..50, home column

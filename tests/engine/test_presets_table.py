@@ -1,5 +1,6 @@
-"""The engine's presets agree, field by field, with RULES.md's table as tests/engine/reference.py
-copies it by hand (the property tests compare behaviour; this names the field that differs)."""
+"""The engine's presets agree, field by field, with the rules' table (docs/rules.md) as
+tests/engine/reference.py copies it by hand (the property tests compare behaviour; this names
+the field that differs)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def test_engine_preset_matches_the_rules_table(name: str) -> None:
         for f in dataclasses.fields(mine)
         if getattr(engine, f.name) != getattr(mine, f.name)
     }
-    assert differ == {}, f"{name}: engine vs RULES.md (field: (engine, table)) {differ}"
+    assert differ == {}, f"{name}: engine vs the rules' table (field: (engine, table)) {differ}"
 
 
 def test_every_engine_preset_is_in_the_table() -> None:

@@ -4,7 +4,7 @@ For each rule set Hypothesis draws the seats, who starts, an optional hand-place
 of dice and choices (the part it shrinks), up to two players who leave, and a seed for a
 `random.Random` that plays the long tail to the end: every example is one whole game played
 through the public API. Rolls and moves are also held to `tests.engine.reference`, a second,
-plain reading of RULES.md. Failing examples print as one line: the position before the step,
+plain reading of docs/rules.md. Failing examples print as one line: the position before the step,
 the action, the position after.
 """
 

@@ -1,4 +1,4 @@
-"""Regressions: engine behaviour that once contradicted RULES.md or the engine's own contract,
+"""Regressions: engine behaviour that once contradicted docs/rules.md or the engine's own contract,
 found while writing the rule tests (impossible positions accepted by the notation, an
 unreachable error message, a finished party player set to play)."""
 
@@ -55,7 +55,7 @@ def test_moving_a_pawn_that_is_already_home_says_so():
 
 
 def test_setup_refuses_a_finished_party_player_as_the_one_to_play():
-    # RULES.md (party): finished players are skipped. Actual: setup starts Red's turn although
+    # docs/rules.md (party): finished players are skipped. Actual: setup starts Red's turn although
     # all Red's pawns are home, and Red then gets three "tries for a 6" with a NoMove reason
     # "no pawn is out, and only a 6 brings one out of the yard".
     with pytest.raises(IllegalAction):

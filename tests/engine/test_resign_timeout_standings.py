@@ -1,4 +1,4 @@
-"""Leaving a game (RULES.md "Forfeit, resign, leave"), the timeout move (seed 002, rule 10) and the
+"""Leaving a game (docs/rules.md, "The end of a game and leaving it"), the timeout move and the
 standings (classic: the winner, then pawns home, then total progress)."""
 
 import pytest
@@ -100,7 +100,7 @@ def test_party_when_all_but_one_leave_before_anyone_finishes_the_last_one_wins()
 
 
 def test_party_those_who_finished_stay_above_the_one_left_and_those_who_left():
-    # RULES.md says both "with one player left, that player wins" and, for party, "finishing
+    # docs/rules.md says both "when one player is left, that one wins" and, for party, "finishing
     # order"; the engine keeps a player who already finished first.
     state = setup(PARTY, {RED: [56] * 4, GREEN: [10, Y, Y, Y], YELLOW: [5, Y, Y, Y]}, to_play=GREEN)
     state, events = resign(state, GREEN)

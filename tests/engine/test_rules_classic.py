@@ -1,4 +1,4 @@
-"""`classic` (seed 002): ranked online Ludo; every rival pawn on the square is captured, and a 6,
+"""`classic`: ranked online Ludo; every rival pawn on the square is captured, and a 6,
 a capture or a pawn home gives another roll."""
 
 import pytest

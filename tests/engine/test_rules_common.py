@@ -1,4 +1,4 @@
-"""What every preset shares (RULES.md, "Coordinates" and "What every preset shares")."""
+"""What every preset shares (docs/rules.md, "Coordinates" and "What every preset shares")."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""`duel` (seed 004): two players in opposite corners; every rival pawn on the square goes home,
+"""`duel`: two players in opposite corners; every rival pawn on the square goes home,
 a pair included; a capture or a pawn home starts the sixes-in-a-row count again."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""`family` (seed 003): one device, lone pawns captured, only a 6 gives another roll."""
+"""`family`: one device, lone pawns captured, only a 6 gives another roll."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""House rules (any preset, off by default; seed 001 names them): compulsory capture, optional
+"""House rules (any preset, off by default): compulsory capture, optional
 bring-out, no jumping in the home column."""
 
 import pytest
@@ -163,8 +163,8 @@ def test_no_jumping_in_the_home_column_leaves_jumping_on_the_track_alone():
 
 
 def test_no_jumping_also_stops_a_pawn_entering_the_column_over_one_standing_there():
-    # RULES.md: "no jumping in the home column". The engine reads a pawn that passes over a pawn
-    # standing in its home column while entering it as jumping there.
+    # No jumping in the home column (docs/rules.md, "House rules"): a pawn that passes over a
+    # pawn of its own standing in its home column while entering it jumps there too.
     rules = RULESETS["mensch"].with_options(no_jump_home_column=True)
     state = setup(rules, {0: [38, 40, Y, Y], GREEN: [Y] * 4})
     state, _ = roll(state, 3)

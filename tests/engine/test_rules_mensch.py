@@ -1,4 +1,4 @@
-"""`mensch` (seed 001): the 40-square board; never land on your own pawn; bring a pawn out on a 6
+"""`mensch`: the 40-square board; never land on your own pawn; bring a pawn out on a 6
 and clear the start square first; three tries for a 6; no limit on sixes."""
 
 import pytest

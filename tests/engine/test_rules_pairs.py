@@ -1,4 +1,4 @@
-"""`party` with Pairs (seed 000): Red with Yellow against Green with Blue; a pair's pawns count
+"""`party` with Pairs: Red with Yellow against Green with Blue; a pair's pawns count
 together and never capture each other; a finished player moves the partner's pawns."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""`party` (seed 000): pawns are counted on the square; a 6 no pawn can use is lost; three tries
+"""`party`: pawns are counted on the square; a 6 no pawn can use is lost; three tries
 for a 6; the game plays on until one player is left."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""`party` with Power (seed 000): bonus squares, a private stock, Double roll, Dice control,
+"""`party` with Power: bonus squares, a private stock, Double roll, Dice control,
 Shield and the +1 square."""
 
 import pytest

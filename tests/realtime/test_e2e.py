@@ -293,10 +293,11 @@ async def disconnect_past_grace(cat: Player, dan: Player) -> None:
     """mensch: Cat's connection drops and stays down; after the grace the computer plays her
     turns until she is back, and she takes her seat back by opening the room again.
 
-    Two clocks meet here, and RULES.md's numbers order them, not the test's pace: her grace
-    (45 s) starts from the match's start, as her first turn does (she disconnects before Dan
-    joins), and ends before a third missed turn could (3 x 20 s, plus Dan's turns), after
-    which the computer plays and she misses no more turns. The test waits only for states."""
+    Two clocks meet here, and the rules' numbers (docs/rules.md) order them, not the test's
+    pace: her grace (45 s) starts from the match's start, as her first turn does (she
+    disconnects before Dan joins), and ends before a third missed turn could (3 x 20 s, plus
+    Dan's turns), after which the computer plays and she misses no more turns. The test waits
+    only for states."""
     code = await room(cat, dan, "mensch", join=False)
     await cat.open(code)
     await cat.close()

@@ -1,4 +1,4 @@
-"""A player's Power stock stays theirs (RULES.md, party "Power"; issue 12: it could be worked
+"""A player's Power stock stays theirs (docs/rules.md, "Power"; issue 12: it could be worked
 out from the public ``bonus_picked`` events, live and in the replay API during the match)."""
 
 from __future__ import annotations

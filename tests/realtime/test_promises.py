@@ -72,7 +72,7 @@ def play_turn(match: Match, user: User, corner: int, start: int = 0) -> Match:
 def test_one_deadline_covers_the_roll_and_the_move(
     players: tuple[User, User], settings: Any
 ) -> None:
-    """Item 1: seed 002 "20 seconds for each turn": the roll does not restart the clock;
+    """Item 1: "20 seconds for each turn": the roll does not restart the clock;
     an extra roll (a six, a capture, a pawn home) starts a fresh one."""
     settings.LUDO_TIME_SCALE = 1  # nothing falls due while the test plays
     ann, ben = players
@@ -109,7 +109,7 @@ def test_one_deadline_covers_the_roll_and_the_move(
 def test_after_two_missed_turns_the_player_gets_a_window_to_tap(
     players: tuple[User, User], settings: Any
 ) -> None:
-    """Item 2: seed 000: after two missed turns the bot keeps playing "until you tap the die at
+    """Item 2: after two missed turns the bot keeps playing "until you tap the die at
     the start of your turn": each of their turns opens with a window (a setting) to do so."""
     settings.LUDO_TIME_SCALE = 0.001  # a 30 ms turn
     settings.LUDO_BOT_DELAY = 0.0
@@ -179,7 +179,7 @@ def three_player_party(ann: User, ben: User, carol: User) -> Match:
 def test_a_leaver_who_never_returns_is_placed_below_everyone_still_playing(
     players: tuple[User, User], settings: Any
 ) -> None:
-    """Item 3: seed 000: one who leaves "can come back while the game runs; otherwise they
+    """Item 3: one who leaves "can come back while the game runs; otherwise they
     lose". Their bot never places them ahead of anyone still playing: where it would bring
     the last pawn home, the seat is out instead."""
     settings.LUDO_TIME_SCALE = 1
@@ -227,7 +227,7 @@ def test_a_leaver_who_comes_back_plays_on(players: tuple[User, User]) -> None:
 def test_mensch_waits_for_a_lost_connection_then_the_computer_plays(
     players: tuple[User, User], settings: Any
 ) -> None:
-    """Item 4: seed 001: "the game waits 45 seconds for them, then the computer plays for them
+    """Item 4: "the game waits 45 seconds for them, then the computer plays for them
     until they are back": no auto-move while it waits, and nobody forfeits for it."""
     settings.LUDO_TIME_SCALE = 0.04  # a 0.8 s turn, a 1.8 s wait
     settings.LUDO_BOT_DELAY = 0.0
@@ -297,7 +297,7 @@ def roll_until_the_die_passes(match: Match, users: dict[int, User]) -> tuple[Mat
 def test_a_roll_with_no_move_pauses_before_the_die_passes(
     players: tuple[User, User], settings: Any
 ) -> None:
-    """Item 5: seed 001: when a roll has no move, "the game says so, pauses, passes the die":
+    """Item 5: when a roll has no move, "the game says so, pauses, passes the die":
     the next player can roll only after the pause, and their clock starts from there."""
     settings.LUDO_TIME_SCALE = 1
     settings.LUDO_PASS_PAUSE = 1.0
@@ -361,7 +361,7 @@ def test_the_pause_holds_a_bot_and_a_one_device_game_too(
 def test_code_rooms_draw_the_first_player_with_the_dice(
     players: tuple[User, User],
 ) -> None:
-    """Item 6: seed 001: in code rooms "who goes first is drawn at random", from the match's
+    """Item 6: in code rooms "who goes first is drawn at random", from the match's
     dice, so anyone can re-derive it once the seed is revealed; one-device games keep red."""
     ann, ben = players
     firsts = []

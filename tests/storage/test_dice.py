@@ -12,7 +12,7 @@ CLIENT = "alice.bob"
 
 
 def reference_face(server_seed: str, client_seed: str, n: int) -> int:
-    """The scheme as DESIGN.md states it, written out again independently."""
+    """The scheme as docs/architecture.md states it, written out again independently."""
     k = 0
     while True:
         message = f"{client_seed}:{n}" + (f":{k}" if k else "")

@@ -183,7 +183,7 @@ def test_computer_level_defaults_to_the_services_default(client: Client) -> None
     assert '<option value="medium" selected data-about="Medium — ' in home
     # Its description is on the page before any script runs (the script follows the choice).
     assert '<p class="level-about" id="level-about" aria-live="polite">Medium — ' in home
-    # One device (seed 003): the computer seats are the beginner computer by default.
+    # One device: the computer seats are the beginner computer by default.
     local = client.get("/play/local/").content.decode()
     assert local.count('value="beginner" selected data-about="Beginner — ') == 3  # not seat 1
     # Each option is short ("Computer: Beginner · strength 1 of 6"); the chosen level's description

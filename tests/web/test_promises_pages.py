@@ -67,7 +67,7 @@ def test_the_profile_lists_your_games_to_you_only(db: None) -> None:
 
 
 def test_the_invite_link_seats_a_visitor_at_once_and_a_full_room_is_watched(db: None) -> None:
-    """Item 10: seed 004: "when they open it you're in the same game": the page a visitor
+    """Item 10: "when they open it you're in the same game": the page a visitor
     opens takes a free seat by itself (a POST, so link previews take none); the host's page
     and a full room's do not."""
     host = Client()
@@ -92,7 +92,7 @@ def test_the_invite_link_seats_a_visitor_at_once_and_a_full_room_is_watched(db: 
 
 
 def test_terms_of_service_and_fair_play_page(client: Client, db: None) -> None:
-    """Item 13: seed 002: "Cheating, collusion, using automated tools and running more than
+    """Item 13: "Cheating, collusion, using automated tools and running more than
     one account are not allowed. See our Terms of Service." The page says so, says how the
     dice are proven and disputes settled, and every page's footer links to it."""
     html = client.get("/terms/").content.decode()
@@ -132,7 +132,7 @@ def test_sign_up_accepts_the_terms(client: Client, db: None) -> None:
 
 
 def test_the_duel_guides_are_linked_drawn_and_agree_with_the_bots(client: Client, db: None) -> None:
-    """Item 12: seed 004's two guides, written for the duel rules, with boards from positions
+    """Item 12: the two duel guides, written for the duel rules, with boards from positions
     the engine plays, linked from the duel game and the rules page; every piece of advice is
     the move the Hard and the Expert bots play there."""
     from games.web.guides import guides
@@ -169,7 +169,7 @@ def test_the_duel_guides_are_linked_drawn_and_agree_with_the_bots(client: Client
 def test_one_device_seats_switch_during_the_game_and_start_over(
     client: Client, db: None, settings: Any
 ) -> None:
-    """Item 8: seed 003: each seat is a person or a beginner computer, switched from under the
+    """Item 8: each seat is a person or a beginner computer, switched from under the
     board during the game; "Start over" (same seats, a fresh game) beside "New game"."""
     from games.clocks import sweeps as clock
     from games.match.verify import verify_match

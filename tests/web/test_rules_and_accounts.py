@@ -36,7 +36,7 @@ def test_rules_page_shows_every_preset_and_its_examples(client: Client) -> None:
         assert len(data[name]) == len(examples(name)) >= 2
         for ex in data[name]:
             assert ex["board"]["size"] == RULESETS[name].track_len
-    # The family worked examples of RULES.md, with the engine's words.
+    # The family worked examples of docs/rules.md, with the engine's words.
     assert "Red captures Green&#x27;s pawn 1: back to the yard" in html
     assert "no pawn is out, and only a 6 brings one out of the yard" in html
     assert "six number 3 in a row is forfeited" in html
