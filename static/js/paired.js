@@ -22,7 +22,7 @@
   function busyHere() {
     const room = document.getElementById("room");
     const result = document.getElementById("result");
-    return Boolean(room && result && result.hidden && room.dataset.mode !== "replay");
+    return Boolean(room && result && result.hidden);
   }
 
   function went(path) {
