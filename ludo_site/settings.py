@@ -182,6 +182,20 @@ QUICK_MATCH_BOT_AFTER = float(os.environ.get("QUICK_MATCH_BOT_AFTER") or 15.0)
 QUICK_MATCH_BOT_LEVEL = os.environ.get("QUICK_MATCH_BOT_LEVEL") or "medium"
 RANKED_PROVISIONAL_GAMES = int(os.environ.get("RANKED_PROVISIONAL_GAMES") or 10)
 RANKED_LEADERBOARD_MIN_GAMES = int(os.environ.get("RANKED_LEADERBOARD_MIN_GAMES") or 5)
+# Tournaments (tournaments.services): a Swiss round's deadline per ranked queue, in minutes
+# (the 95th percentile of a game's length at a person's pace: scripts/quick_lengths.py; a
+# round never starts before the last one's games end, so the deadline is the page's promise,
+# not a cut); the seconds a paired player has to open a tournament game before their clock
+# starts; and the seconds an arena player waits before they may be paired again with the
+# table they just left (a small field leaves them nobody else).
+TOURNAMENT_ROUND_MINUTES = {
+    "duel": int(os.environ.get("TOURNAMENT_ROUND_MINUTES_DUEL") or 13),
+    "classic-2": int(os.environ.get("TOURNAMENT_ROUND_MINUTES_CLASSIC_2") or 13),
+    "classic-4": int(os.environ.get("TOURNAMENT_ROUND_MINUTES_CLASSIC_4") or 35),
+    "quick-4": int(os.environ.get("TOURNAMENT_ROUND_MINUTES_QUICK_4") or 11),
+}
+TOURNAMENT_GAME_GRACE = float(os.environ.get("TOURNAMENT_GAME_GRACE") or 60)
+TOURNAMENT_ARENA_REMATCH_AFTER = float(os.environ.get("TOURNAMENT_ARENA_REMATCH_AFTER") or 60)
 # Disputes: how many days after a match ends a player may open one.
 DISPUTE_WINDOW_DAYS = int(os.environ.get("DISPUTE_WINDOW_DAYS") or 14)
 # ... how many disputes (appeals aside) a player may file about one match, how many days

@@ -94,6 +94,9 @@ class Player(models.Model):
     game = models.ForeignKey(
         "Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # When their last game ended (None before their first): how long an arena player has
+    # waited for a table.
+    free_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["rank", "pk"]

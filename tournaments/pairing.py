@@ -19,9 +19,12 @@ Tie-breaks (`standings`)
 Arena pairing (`pair_arena`)
   The free players (not paused, not in a game) in order of score, then rating, best first;
   each table takes the next players in that order, skipping one who would make the table a
-  repeat of the last table of any player at it (an immediate rematch). Blocks do not change
-  that order (see "Blocks" below). Whoever is left over waits for the next pairing. Linear
-  in the players (each looks ahead at most `LOOKAHEAD`).
+  repeat of the last table of any player at it (an immediate rematch). A player who has
+  waited past the services' limit (`ArenaPlayer.waited`) and finds no other table may sit
+  again with players who all waited as long: in a small field the table they just left is
+  the only one to be had, and a rematch beats sitting idle. Blocks do not change that order
+  (see "Blocks" below). Whoever is left over waits for the next pairing. Linear in the
+  players (each looks ahead at most `LOOKAHEAD`).
 
 Swiss pairing
   Duels (`pair_swiss_duels`): the Monrad system with backtracking: players ordered by score,
@@ -159,6 +162,7 @@ class ArenaPlayer:
     rating: float
     last_table: frozenset[int] = frozenset()  # the players of their last game, them included
     blocked: frozenset[int] = frozenset()  # the players they blocked
+    waited: bool = False  # waited past the limit: may sit again with their last table
 
 
 class _Blocking(Protocol):
@@ -174,7 +178,11 @@ def _blockers(table: Sequence[_Blocking]) -> set[int]:
     return {p.user for p in table if p.blocked & (users - {p.user})}
 
 
-def _repeats(table: Sequence[ArenaPlayer]) -> bool:
+def _repeats(table: Sequence[ArenaPlayer], waited_ok: bool = False) -> bool:
+    """Whether `table` repeats the last table of a player at it (allowed when `waited_ok`
+    and everyone at it has waited past the limit)."""
+    if waited_ok and all(p.waited for p in table):
+        return False
     users = frozenset(p.user for p in table)
     return any(p.last_table == users for p in table)
 
@@ -211,18 +219,9 @@ def _arena_tables(free: Sequence[ArenaPlayer], size: int) -> list[list[int]]:
             start += 1
         if start >= len(order):
             break
-        table = [order[start]]
-        picked = [start]
-        j = start + 1
-        looked = 0
-        while len(table) < size and j < len(order) and looked < LOOKAHEAD * size:
-            if not taken[j]:
-                looked += 1
-                candidate = [*table, order[j]]
-                if len(candidate) < size or not _repeats(candidate):
-                    table.append(order[j])
-                    picked.append(j)
-            j += 1
+        table, picked = _fill(order, taken, start, size, waited_ok=False)
+        if len(table) < size and order[start].waited:
+            table, picked = _fill(order, taken, start, size, waited_ok=True)
         if len(table) == size:
             for i in picked:
                 taken[i] = True
@@ -231,6 +230,26 @@ def _arena_tables(free: Sequence[ArenaPlayer], size: int) -> list[list[int]]:
             taken[start] = True  # waits: nobody to sit with now without a rematch
         start += 1
     return tables
+
+
+def _fill(
+    order: Sequence[ArenaPlayer], taken: Sequence[bool], start: int, size: int, *, waited_ok: bool
+) -> tuple[list[ArenaPlayer], list[int]]:
+    """The table `order[start]` heads: the next free players in order, skipping whoever would
+    make it an immediate rematch (see `_repeats`). The players and their places in `order`."""
+    table = [order[start]]
+    picked = [start]
+    j = start + 1
+    looked = 0
+    while len(table) < size and j < len(order) and looked < LOOKAHEAD * size:
+        if not taken[j]:
+            looked += 1
+            candidate = [*table, order[j]]
+            if len(candidate) < size or not _repeats(candidate, waited_ok):
+                table.append(order[j])
+                picked.append(j)
+        j += 1
+    return table, picked
 
 
 # ---------------------------------------------------------------------------- Swiss

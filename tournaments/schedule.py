@@ -22,7 +22,7 @@ class Slot:
     schedule: str  # hourly / daily
     kind: str
     queue: str
-    minutes: int
+    minutes: int | None  # None: a Swiss round's length for the queue (`round_minutes`)
     rounds: int = 0
 
 
@@ -32,8 +32,8 @@ HOURLY = (
     Slot("hourly", Kind.ARENA, "classic-4", 30),
 )
 DAILY = (
-    Slot("daily", Kind.SWISS, "duel", 15, rounds=5),
-    Slot("daily", Kind.SWISS, "classic-4", 25, rounds=4),
+    Slot("daily", Kind.SWISS, "duel", None, rounds=5),
+    Slot("daily", Kind.SWISS, "classic-4", None, rounds=4),
 )
 DAILY_HOUR = 18
 AHEAD = timedelta(hours=6)

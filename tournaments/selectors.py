@@ -3,9 +3,10 @@ the viewer's own, the games being played)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
-from .models import Game, Player, Tournament
+from .models import Game, Player, State, Tournament
 
 STANDINGS_SHOWN = 100  # rows on the page, in the JSON and on the socket (plus the viewer's)
 GAMES_SHOWN = 30
@@ -91,3 +92,65 @@ def standings_data(t: Tournament, user: Any = None) -> dict[str, Any]:
             "game": f"/r/{current.match.code}/" if current and current.match else None,
         }
     return data
+
+
+def entered(user: Any) -> bool:
+    """Whether `user` is in an event that is on or about to be (every page then listens for
+    their next game: `next_game`)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return Player.objects.filter(
+        user_id=user.pk,
+        status=Player.Status.ACTIVE,
+        tournament__state__in=(State.UPCOMING, State.RUNNING),
+    ).exists()
+
+
+def next_game(user: Any, now: datetime) -> dict[str, Any] | None:
+    """The game a tournament paired `user` into and that is being played, for the notice on
+    every page: its room, its event and round, and when the player's clock starts if they
+    have not opened it yet (the grace the match was made with)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    mine = (
+        Player.objects.filter(
+            user_id=user.pk,
+            game__isnull=False,
+            game__status=Game.Status.PLAYING,
+            tournament__state=State.RUNNING,
+        )
+        .select_related("game__match", "tournament")
+        .order_by("-game__pk")
+        .first()
+    )
+    if mine is None or mine.game is None or mine.game.match is None:
+        return None
+    match, t = mine.game.match, mine.tournament
+    grace = float((match.options or {}).get("grace") or 0)
+    clock_at = match.created_at + timedelta(seconds=grace)
+    return {
+        "game": f"/r/{match.code}/",
+        "code": t.code,
+        "event": t.name,
+        "event_url": f"/tournaments/{t.code}/",
+        "round": mine.game.round,
+        "rounds": t.rounds,
+        "clock_at": clock_at.isoformat(),
+        "clock_in": max(0, round((clock_at - now).total_seconds())),
+    }
+
+
+def game_of(match: Any) -> dict[str, Any] | None:
+    """The event a match was played in, for its room: the name, the page, the round."""
+    game = Game.objects.filter(match_id=match.pk).select_related("tournament").first()
+    if game is None:
+        return None
+    t = game.tournament
+    return {
+        "name": t.name,
+        "code": t.code,
+        "url": f"/tournaments/{t.code}/",
+        "kind": t.kind,
+        "round": game.round,
+        "rounds": t.rounds,
+    }

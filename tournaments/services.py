@@ -22,6 +22,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils.translation import gettext as _
@@ -66,9 +67,26 @@ def ends_at(t: Tournament) -> datetime:
 
 
 def round_deadline(t: Tournament) -> datetime | None:
+    """When a Swiss round is due to end. Games still being played then play on under their
+    clocks; the next round starts when the last of them ends (`_tick_one`)."""
     if t.round_started_at is None:
         return None
     return t.round_started_at + scaled(t.minutes * 60)
+
+
+def round_minutes(queue: str) -> int:
+    """A Swiss round's length for a queue's games (``TOURNAMENT_ROUND_MINUTES``)."""
+    return int(settings.TOURNAMENT_ROUND_MINUTES[queue])
+
+
+def game_grace() -> timedelta:
+    """How long a paired player has to open a tournament game before their clock starts."""
+    return scaled(float(settings.TOURNAMENT_GAME_GRACE))
+
+
+def rematch_after() -> timedelta:
+    """How long an arena player waits before the table they just left may meet again."""
+    return scaled(float(settings.TOURNAMENT_ARENA_REMATCH_AFTER))
 
 
 # ---------------------------------------------------------------------------- creating
@@ -84,7 +102,7 @@ def create(
     kind: str,
     queue: str,
     starts_at: datetime,
-    minutes: int,
+    minutes: int | None = None,
     rounds: int = 0,
     min_games: int = 0,
     min_rating: float | None = None,
@@ -93,7 +111,10 @@ def create(
     schedule: str = "",
     created_by: Any = None,
 ) -> Tournament:
-    """Open an event (a moderator's, or the schedule's). Audited."""
+    """Open an event (a moderator's, or the schedule's). Audited. A Swiss event without
+    `minutes` gets its queue's round length (`round_minutes`); an arena, half an hour."""
+    if minutes is None:
+        minutes = round_minutes(queue) if kind == Kind.SWISS and queue in QUEUE_RULES else 30
     t = Tournament(
         code=_new_code(),
         name=name,
@@ -456,7 +477,9 @@ def game_ended(match_id: int) -> Game | None:
             )
         else:
             return game
-        Player.objects.filter(tournament=t, game=game).update(game=None)
+        Player.objects.filter(tournament=t, game=game).update(
+            game=None, free_since=game.ended_at or db_now()
+        )
         _publish(t)
         if t.state == State.FINISHED:
             _record_final(t, again=True)
@@ -496,7 +519,7 @@ def tick(now: datetime | None = None) -> int:
                 continue
             opened += _tick_one(t, now)
             if t.kind == Kind.ARENA and t.state == State.RUNNING and now < ends_at(t):
-                opened += len(_open_games(t, arena_tables(t), 0))
+                opened += len(_open_games(t, arena_tables(t, now), 0))
     return opened
 
 
@@ -510,19 +533,20 @@ def _tick_one(t: Tournament, now: datetime) -> int:
         if now >= ends_at(t) and not playing.exists():
             _finish(t, now)
         return 0  # the tick pairs a running arena (`arena_tables`, `_open_games`)
-    if t.round == 0 or not playing.filter(round=t.round).exists() or now >= round_deadline(t):
-        if t.round >= t.rounds:
-            if not playing.exists():
-                _finish(t, now)
-            return 0
-        if t.round == 0 and Player.objects.filter(
-            tournament=t, status=Player.Status.ACTIVE
-        ).count() < table_size(t):
-            if now >= t.starts_at + scaled(t.minutes * 60):
-                _cancel(t, now)  # nobody to play with for a whole round's time
-            return 0  # not enough players yet: the first round waits for them
-        return start_round(t, now)
-    return 0
+    if playing.exists():
+        # A round never starts while a game of the last one is being played: its players
+        # would miss it. The deadline promises an end; the clocks keep it.
+        return 0
+    if t.round >= t.rounds:
+        _finish(t, now)
+        return 0
+    if t.round == 0 and Player.objects.filter(
+        tournament=t, status=Player.Status.ACTIVE
+    ).count() < table_size(t):
+        if now >= t.starts_at + scaled(t.minutes * 60):
+            _cancel(t, now)  # nobody to play with for a whole round's time
+        return 0  # not enough players yet: the first round waits for them
+    return start_round(t, now)
 
 
 def _busy(t: Tournament) -> set[int]:
@@ -531,22 +555,29 @@ def _busy(t: Tournament) -> set[int]:
     )
 
 
-def free_arena_players(t: Tournament) -> list[pairing.ArenaPlayer]:
+def free_arena_players(t: Tournament, now: datetime | None = None) -> list[pairing.ArenaPlayer]:
     """The arena's players to pair now: active, between games, not suspended, not seated in
-    a ranked match elsewhere; each with the players a block keeps away from them."""
+    a ranked match elsewhere; each with the players a block keeps away from them, and
+    whether they have waited long enough to meet their last table again (`rematch_after`)."""
     players = list(
         Player.objects.filter(
             tournament=t, status=Player.Status.ACTIVE, game__isnull=True
-        ).values_list("user_id", "score", "rating", "last_table")
+        ).values_list("user_id", "score", "rating", "last_table", "free_since")
     )
+    since = (now or db_now()) - rematch_after()
     ids = [p[0] for p in players]
     blocked = fair_play_blocked(ids) | playing_elsewhere(ids)
     blocks = _blocked(ids)
     return [
         pairing.ArenaPlayer(
-            user, score, rating, frozenset(last_table), frozenset(blocks.get(user, ()))
+            user,
+            score,
+            rating,
+            frozenset(last_table),
+            frozenset(blocks.get(user, ())),
+            waited=free_since is not None and free_since <= since,
         )
-        for user, score, rating, last_table in players
+        for user, score, rating, last_table, free_since in players
         if user not in blocked
     ]
 
@@ -575,13 +606,14 @@ def playing_elsewhere(user_ids: Sequence[int]) -> set[int]:
     )
 
 
-def arena_tables(t: Tournament) -> list[list[int]]:
+def arena_tables(t: Tournament, now: datetime | None = None) -> list[list[int]]:
     """The tables the arena's free players would sit at now (user ids)."""
-    return pairing.pair_arena(free_arena_players(t), table_size(t))
+    return pairing.pair_arena(free_arena_players(t, now), table_size(t))
 
 
 def start_round(t: Tournament, now: datetime) -> int:
-    """The next Swiss round: every active player not still in a game of the last round."""
+    """The next Swiss round, once no game of the last one is being played (`_tick_one`):
+    every active player."""
     t.round += 1
     t.round_started_at = now
     t.save(update_fields=["round", "round_started_at"])
@@ -645,7 +677,9 @@ def _open_games(t: Tournament, tables: Sequence[Sequence[int]], round_: int) -> 
     User = get_user_model()
     by_id = User.objects.in_bulk([u for table in tables for u in table])
     seated = [[by_id[u] for u in table if u in by_id] for table in tables]
-    made = match_services.ranked_matches_create(ruleset=rules, tables=seated)
+    made = match_services.ranked_matches_create(
+        ruleset=rules, tables=seated, grace=game_grace().total_seconds()
+    )
     games: list[Game] = []
     for users, match in zip(seated, made, strict=True):
         if isinstance(match, ServiceError):

@@ -6,6 +6,7 @@ from . import views
 
 urlpatterns = [
     path("", views.tournament_list, name="tournaments"),
+    path("next.json", views.next_game, name="tournament-next"),
     path("<str:code>/", views.tournament_page, name="tournament"),
     path("<str:code>/standings.json", views.tournament_standings, name="tournament-standings"),
     path("<str:code>/join", views.tournament_join, name="tournament-join"),

@@ -20,6 +20,7 @@ from games.match.errors import ServiceError
 
 from . import services
 from .models import Game, Kind, Player, State, Tournament
+from .selectors import next_game as next_game_of
 from .selectors import standings_data
 from .verify import verified
 
@@ -113,6 +114,13 @@ def tournament_page(request: HttpRequest, code: str) -> HttpResponse:
             "size": services.table_size(t),
         },
     )
+
+
+@require_GET
+def next_game(request: HttpRequest) -> JsonResponse:
+    """The signed-in player's tournament game being played, if any (every page of an entrant
+    asks, to take them to it: `static/js/paired.js`)."""
+    return JsonResponse({"next": next_game_of(request.user, db_now())})
 
 
 @require_GET

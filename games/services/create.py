@@ -441,7 +441,7 @@ def _may_open_room(host: Any, *, waits: bool) -> None:
 
 
 def ranked_matches_create(
-    *, ruleset: str, tables: Sequence[Sequence[Any]]
+    *, ruleset: str, tables: Sequence[Sequence[Any]], grace: float = 0
 ) -> list[Match | ServiceError]:
     """Open many ranked matches at once, every seat taken: for each table (the accounts a
     pairing chose, the first its host) what `match_create` with ``paired`` and then
@@ -453,7 +453,8 @@ def ranked_matches_create(
     its match, or the `ServiceError` refusing it (a player busy, a guest, in two tables),
     which leaves that table's players for the next pairing. For server-side pairing (no
     address or browser); a bulk insert sends no ``post_save`` (a new match has no ending to
-    count)."""
+    count). `grace`: seconds a player who has not opened the room yet has before their
+    clock starts (players paired while away, a tournament's; `deadlines.deadline_of`)."""
     rules, _chosen = _rules_of(ruleset, Mode.RANKED, None, None)
     results: list[Match | ServiceError | None] = [None] * len(tables)
     everyone = [u for table in tables for u in table]
@@ -470,7 +471,7 @@ def ranked_matches_create(
         for i, table in enumerate(tables):
             try:
                 made = _plan_ranked(
-                    rules, ruleset, list(table), now, refused, rooms_refused, seated
+                    rules, ruleset, list(table), now, refused, rooms_refused, seated, grace
                 )
             except ServiceError as exc:
                 results[i] = exc
@@ -504,6 +505,7 @@ def _plan_ranked(
     refused: Mapping[int, ServiceError],
     rooms_refused: Mapping[int, ServiceError],
     seated: set[int],
+    grace: float = 0,
 ) -> tuple[Match, list[Change], list[dict[str, Any]]]:
     """One table's match built in memory, change by change as `match_create` and each
     `match_join` make it (their events, the first turn dealt, the audit entries)."""
@@ -536,6 +538,7 @@ def _plan_ranked(
             "pairs": rules.pairs,
             "power": rules.power,
             "first": None,
+            **({"grace": grace} if grace else {}),
         },
         players=len(corners),
         mode=Mode.RANKED.value,

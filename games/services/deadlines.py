@@ -72,6 +72,11 @@ def deadline_of(change: Change) -> datetime | None:
     seconds = turn_seconds(match)
     if seconds is None:
         return None
+    grace = (match.options or {}).get("grace")
+    if grace and not seat.connected and seat.disconnected_at is None:
+        # Paired while away (a tournament's next game): the clock of a player who has not
+        # opened the room yet starts when the grace is over.
+        start = max(start, match.created_at + timedelta(seconds=float(grace)))
     if rules.on_timeout == "bot" and seat.missed_turns >= 2:
         # After two missed turns the bot keeps playing until the player taps the die at the
         # start of their turn: a short window to do so, then the bot plays the turn.

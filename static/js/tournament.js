@@ -112,6 +112,8 @@
     }
     if (data.you && you) {
       const game = data.you.game;
+      const wait = document.getElementById("your-wait");
+      if (wait) wait.hidden = Boolean(game) || data.state !== "running";
       if (game) {
         you.href = game;
         you.hidden = false;

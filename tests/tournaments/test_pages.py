@@ -13,6 +13,7 @@ from accounts.models import User
 from audit import actions
 from audit.clock import db_now
 from audit.models import AuditEntry
+from games import services as match_services
 from tournaments import services
 from tournaments.models import Player, Tournament
 
@@ -237,3 +238,61 @@ def test_moderators_make_events_in_the_admin(make_users: Callable[[int], list[Us
     made = Tournament.objects.get(name="Moderators' arena")
     assert made.created_by == mod
     assert AuditEntry.objects.filter(action=actions.TOURNAMENT_CREATED).exists()
+
+
+def test_a_tournament_game_s_room_names_its_event_and_leads_back(
+    make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
+) -> None:
+    a, b, c, d = make_users(4)
+    t = event("swiss", name="Friday Swiss", rounds=2, minutes=10)
+    for user in (a, b, c, d):
+        services.join(code=t.code, user=user)
+    services.tick()
+    game = next(g for g in playing(t) if a.pk in g.users)
+    room = signed_in(a).get(f"/r/{game.match.code}/").content.decode()
+    assert 'id="room-event"' in room and f'href="/tournaments/{t.code}/"' in room
+    assert "Friday Swiss" in room and "round 1 of 2" in room
+    finish_game(game, list(game.users), django_capture_on_commit_callbacks)
+    room = signed_in(a).get(f"/r/{game.match.code}/").content.decode()
+    assert 'id="back-to-event"' in room and 'id="queue-again"' not in room
+
+
+def test_a_ranked_queue_game_still_offers_the_queue(
+    make_users: Callable[[int], list[User]],
+) -> None:
+    a, b = make_users(2)
+    (match,) = match_services.ranked_matches_create(ruleset="duel", tables=[[a, b]])
+    room = signed_in(a).get(f"/r/{match.code}/").content.decode()
+    assert 'id="queue-again"' in room and 'id="room-event"' not in room
+
+
+def test_every_page_of_an_entrant_watches_for_their_next_game(
+    make_users: Callable[[int], list[User]], settings: Any
+) -> None:
+    settings.TOURNAMENT_GAME_GRACE = 60
+    a, b, outsider = make_users(3)
+    t = event(name="Watched arena")
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    assert 'id="paired-notice"' in signed_in(a).get("/").content.decode()
+    assert 'id="paired-notice"' not in signed_in(outsider).get("/").content.decode()
+    assert signed_in(a).get("/tournaments/next.json").json() == {"next": None}
+    services.tick()
+    (game,) = playing(t)
+    got = signed_in(a).get("/tournaments/next.json").json()["next"]
+    assert got["game"] == f"/r/{game.match.code}/" and got["event"] == "Watched arena"
+    assert 50 <= got["clock_in"] <= 60
+    assert signed_in(outsider).get("/tournaments/next.json").json() == {"next": None}
+    assert Client().get("/tournaments/next.json").json() == {"next": None}
+
+
+def test_a_swiss_page_says_what_happens_at_a_deadline(
+    make_users: Callable[[int], list[User]],
+) -> None:
+    a, b = make_users(2)
+    t = event("swiss", rounds=2, minutes=10)
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    page = signed_in(a).get(f"/tournaments/{t.code}/").content.decode()
+    assert 'id="deadline-rule"' in page and "goes on to its end" in page

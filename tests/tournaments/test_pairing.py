@@ -45,6 +45,30 @@ def test_arena_lone_pair_that_just_met_waits() -> None:
     assert pair_arena([ArenaPlayer(1, 0, 0.0, last), ArenaPlayer(2, 0, 0.0, last)], 2) == []
 
 
+def test_arena_lone_pair_meets_again_once_both_waited_past_the_limit() -> None:
+    last = frozenset({1, 2})
+    both = [ArenaPlayer(1, 0, 0.0, last, waited=True), ArenaPlayer(2, 0, 0.0, last, waited=True)]
+    assert pair_arena(both, 2) == [[1, 2]]
+    one = [ArenaPlayer(1, 0, 0.0, last, waited=True), ArenaPlayer(2, 0, 0.0, last)]
+    assert pair_arena(one, 2) == []
+
+
+def test_arena_player_who_waited_still_meets_someone_new_first() -> None:
+    last = frozenset({1, 2})
+    free = [
+        ArenaPlayer(1, 4, 3.0, last, waited=True),
+        ArenaPlayer(2, 4, 2.0, last, waited=True),
+        ArenaPlayer(3, 2, 1.0, frozenset({3, 4})),
+    ]
+    assert pair_arena(free, 2) == [[1, 3]]
+
+
+def test_arena_table_of_four_that_all_waited_sits_again() -> None:
+    table = frozenset({1, 2, 3, 4})
+    free = [ArenaPlayer(u, 10 - u, 0.0, table, waited=True) for u in (1, 2, 3, 4)]
+    assert pair_arena(free, 4) == [[1, 2, 3, 4]]
+
+
 def test_arena_table_of_four_is_not_the_same_table_again() -> None:
     table = frozenset({1, 2, 3, 4})
     free = [ArenaPlayer(u, 10 - u, 0.0, table) for u in (1, 2, 3, 4)]

@@ -4,7 +4,7 @@ when a match ends, voids, finishing, and `verify_tournament`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from io import StringIO
 from typing import Any
 
@@ -20,7 +20,7 @@ from fairplay.models import Block, Sanction
 from games import services as match_services
 from games.models import Match, Seat
 from ranked.models import Rating
-from tournaments import services
+from tournaments import schedule, services
 from tournaments.models import Game, Player, State, Tournament
 from tournaments.services import TournamentError
 from tournaments.verify import verify_tournament
@@ -185,9 +185,11 @@ def test_swiss_duel_rounds_byes_and_late_entry(
     assert report.rows[0].score >= report.rows[-1].score
 
 
-def test_swiss_round_starts_at_its_deadline(
+def test_swiss_round_waits_for_the_last_game_of_the_one_before(
     make_users: Callable[[int], list[User]], django_capture_on_commit_callbacks: Any
 ) -> None:
+    """A round that overruns its deadline delays the next one instead of eating it: every
+    player plays every round."""
     users = make_users(4)
     t = event("swiss", "duel", rounds=2, minutes=10)
     for user in users:
@@ -195,17 +197,72 @@ def test_swiss_round_starts_at_its_deadline(
     services.tick()
     slow, quick = playing(t)
     finish_game(quick, list(quick.users), django_capture_on_commit_callbacks)
-    services.tick()
-    assert Tournament.objects.get(pk=t.pk).round == 1
-    services.tick(db_now() + timedelta(minutes=11))
+    late = db_now() + timedelta(minutes=11)
+    assert services.tick(late) == 0  # past the deadline, a game of round 1 still on
+    t.refresh_from_db()
+    assert t.round == 1 and playing(t) == [slow]
+    finish_game(slow, list(slow.users), django_capture_on_commit_callbacks)
+    assert services.tick(late) == 2
     t.refresh_from_db()
     assert t.round == 2
-    # The two who finished play each other again only if nobody else is free: here they wait
-    # (a rematch is the only pairing), or meet; the slow game's players are not paired.
-    busy = set(slow.users)
+    assert {u for g in playing(t) for u in g.users} == {u.pk for u in users}
     for game in playing(t):
-        if game.pk != slow.pk:
-            assert not busy & set(game.users)
+        finish_game(game, list(game.users), django_capture_on_commit_callbacks)
+    services.tick(late)
+    t.refresh_from_db()
+    assert t.state == State.FINISHED
+    assert sorted(Player.objects.filter(tournament=t).values_list("games", flat=True)) == [2] * 4
+    assert verify_tournament(t).ok
+
+
+def test_a_swiss_round_lasts_as_long_as_its_queue_s_games(
+    make_users: Callable[[int], list[User]], settings: Any
+) -> None:
+    settings.TOURNAMENT_ROUND_MINUTES = {**settings.TOURNAMENT_ROUND_MINUTES, "classic-4": 41}
+    t = services.create(
+        name="Classic Swiss", kind="swiss", queue="classic-4", starts_at=db_now(), rounds=3
+    )
+    assert t.minutes == 41
+    made = schedule.make(datetime(2026, 12, 3, 15, 20, tzinfo=UTC))
+    swiss = {x.queue: x.minutes for x in made if x.kind == "swiss"}
+    assert swiss == {"classic-4": 41, "duel": settings.TOURNAMENT_ROUND_MINUTES["duel"]}
+
+
+def test_a_small_arena_pairs_the_last_table_again_after_the_wait(
+    make_users: Callable[[int], list[User]],
+    django_capture_on_commit_callbacks: Any,
+    settings: Any,
+) -> None:
+    settings.TOURNAMENT_ARENA_REMATCH_AFTER = 60
+    a, b = make_users(2)
+    t = event("arena", "duel")
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    (game,) = playing(t)
+    finish_game(game, [a.pk, b.pk], django_capture_on_commit_callbacks)
+    assert services.tick() == 0  # just met: not straight back at the same table
+    assert services.tick(db_now() + timedelta(seconds=61)) == 1
+    (again,) = playing(t)
+    assert set(again.users) == {a.pk, b.pk} and again.pk != game.pk
+
+
+def test_a_paired_player_s_clock_starts_after_the_grace(
+    make_users: Callable[[int], list[User]], settings: Any
+) -> None:
+    settings.TOURNAMENT_GAME_GRACE = 90
+    a, b = make_users(2)
+    t = event("arena", "duel")
+    for user in (a, b):
+        services.join(code=t.code, user=user)
+    services.tick()
+    (game,) = playing(t)
+    match = Match.objects.get(pk=game.match_id)
+    assert match.options["grace"] == 90
+    turn = match.rules.turn_seconds
+    assert match.turn_deadline >= match.created_at + timedelta(seconds=90 + turn)
+    # Once the grace is over, a player who never came has the clock's own time.
+    assert match.turn_deadline <= match.created_at + timedelta(seconds=90 + turn + 1)
 
 
 def test_swiss_tables_of_four(
