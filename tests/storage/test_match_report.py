@@ -90,7 +90,7 @@ def test_the_practice_hint_names_the_best_move_and_why(make_user) -> None:
 
 
 @pytest.mark.django_db
-def test_a_profile_sums_up_luck_and_decisions_and_only_its_owner_sees_the_list(
+def test_a_profile_sums_up_luck_and_decisions_for_every_reader(
     make_user,
 ) -> None:
     from games.match.reports import player_reports
@@ -122,7 +122,8 @@ def test_a_profile_sums_up_luck_and_decisions_and_only_its_owner_sees_the_list(
 
     others = Client().get(f"/players/{ann.username}/").content.decode()
     assert 'id="luck-report"' in others and "Luck evens out" in others
-    assert 'id="luck-matches"' not in others  # the list is the player's own
+    # Each match's luck is public on its replay, so the list is too (tests/web/test_luck_public.py).
+    assert 'id="luck-matches"' in others
     own = Client()
     own.force_login(ann)
     page = own.get(f"/players/{ann.username}/").content.decode()
