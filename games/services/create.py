@@ -22,7 +22,8 @@ from games.match import dice
 from games.match.devices import seat_agent
 from games.match.errors import ServiceError
 from games.models import CODE_ALPHABET, CODE_LENGTH, Match, Mode, Seat, Status, Turn
-from games.services.kernel import Change, save, seats_of
+from games.services.change import Change
+from games.services.kernel import save, seats_of
 from games.services.options import (
     HOUSE_RULES,
     check_bot_levels,

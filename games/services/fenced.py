@@ -42,7 +42,8 @@ from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Seat, Turn
 from games.models import Move as MoveRow
 from games.models import Roll as RollRow
-from games.services.kernel import Change, announce, prepare
+from games.services.change import Change
+from games.services.kernel import announce, prepare
 
 
 class Fallback(Exception):

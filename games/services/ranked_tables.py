@@ -23,8 +23,9 @@ from games.match import dice
 from games.match.devices import seat_agent
 from games.match.errors import ServiceError
 from games.models import Match, MatchEvent, Mode, Seat, Status, Turn
+from games.services.change import Change
 from games.services.create import created_entries, deal_first_turn, joined_event, new_code
-from games.services.kernel import Change, announce, prepare
+from games.services.kernel import announce, prepare
 from games.services.options import check_corners, rules_of
 from games.services.ranked_seats import ranked_refusals
 
