@@ -78,7 +78,7 @@ class Viewer:
         self.sent_at = time.monotonic()  # when this socket was last sent a frame
         self.ip = ip
         self.agent = agent
-        self.language = language  # the page's: refusals are told in it (issue 29)
+        self.language = language  # the page's: refusals are told in it
         self.corner: int | None = None
         # The corner whose private view this socket sends: the seat's, or None when the user
         # holds several seats (local play), so that each snapshot is the seat to play's view.
