@@ -31,8 +31,9 @@ _COLOURS_78 = ("red", "green", "yellow", "blue", "orange", "purple")
 # One shape mark per colour, so that the board never relies on colour alone.
 MARKS = {"red": "dot", "blue": "diamond", "green": "bar", "yellow": "triangle"}
 MARKS |= {"orange": "square", "purple": "cross"}  # the six-arm board's two more colours
-# The six-arm board (RULES.md, "Six at a table"): one board, chosen by `Ruleset.arms`; its
-# geometry replaces the four-arm one's fields, so that every table below reads the same names.
+# The six-arm board (docs/rules.md, "Six arms and Team-Up"): one board, chosen by
+# `Ruleset.arms`; its geometry replaces the four-arm one's fields, so that every table below
+# reads the same names.
 SIX_ARMS: dict[str, Any] = {
     "track_len": 78,
     "quarter": 13,

@@ -3,8 +3,8 @@
 
 A consumer authenticates (a signed ticket the room page gives, `games.live.tickets`, else
 the session), validates a frame's shape (`games.live.wire`) and hands it to its room
-(`games.live.room`): the room calls one service, and relays the broadcasts of the match's
-group to its sockets. A consumer never changes a match itself.
+(`games.live.room`, found by `games.live.hub`): the room calls one service, and relays the
+broadcasts of the match's group to its sockets. A consumer never changes a match itself.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ from django.utils.translation.trans_real import parse_accept_lang_header
 
 from accounts.language import supported
 from accounts.models import is_guest
-from games.live import room as rooms
 from games.live import tickets
-from games.live.room import Viewer, finish_db_work, hub, on_db_thread
+from games.live.dbthreads import finish_db_work, on_db_thread
+from games.live.hub import hub
+from games.live.room import Room
+from games.live.viewer import UNAVAILABLE, Viewer
 from games.live.wire import RateLimit, WireError, parse, told_frame
 from games.match.rooms import normalise
 
@@ -39,7 +41,6 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_UNAVAILABLE = 1011
 CLOSE_TOO_MANY = 4429
 CLOSE_BAD_TICKET = 4401
-UNAVAILABLE = rooms.UNAVAILABLE
 
 
 def _rate() -> tuple[float, int]:
@@ -49,7 +50,7 @@ def _rate() -> tuple[float, int]:
 class MatchConsumer(AsyncWebsocketConsumer):
     """One socket of one viewer (a seated player or a spectator) in one room."""
 
-    room: rooms.Room | None = None
+    room: Room | None = None
     viewer: Viewer | None = None
     session: str = ""  # the key this socket is counted under (`Hub.by_session`)
 

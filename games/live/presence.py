@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 # a killed process's counts stop counting much sooner (PROCESS_TTL).
 COUNT_TTL = 24 * 3600
 # A server process's sockets count while it refreshes its liveness key: every
-# `LUDO_HEARTBEAT_SECONDS` (5, `games.live.room.Hub.beat`), so a process killed stops
+# `LUDO_HEARTBEAT_SECONDS` (5, `games.live.hub.Hub.beat`), so a process killed stops
 # counting within this.
 PROCESS_TTL = 15
 # A process writes all its counts again at least this often (`RedisStore.heartbeat`).

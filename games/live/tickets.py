@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 from django.contrib.auth import get_user_model
 from django.core import signing
 
-from games.live.room import on_db_thread
+from games.live.dbthreads import on_db_thread
 
 log = logging.getLogger(__name__)
 

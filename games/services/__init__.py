@@ -10,7 +10,8 @@ for the one to play) or ``corner`` (server-side callers: timers, bots, local pla
 
 One module per kind of change, lila's ``MovePlayer``/``Takebacker`` style:
 
-- `create`: open a match (`ranked_matches_create`: a batch of ranked tables at once);
+- `create`: open a match, its `options` checked (`ranked_tables`: a batch of ranked tables
+  at once);
   `join`: take a seat, choose a dice seed, start by hand;
 - `play`: roll, move, and a due deadline (`match_timeout`); `bots`: a bot's step;
 - `undo`: take back in local play; `local`: switch a seat, start over (one device);
@@ -38,21 +39,17 @@ from games.match.errors import ServiceError
 from games.services import broadcast
 from games.services.bots import BOT_LEVELS, DEFAULT_BOT_LEVEL, bot_act
 from games.services.chains import anchor_running as anchor_running_chains
-from games.services.create import (
-    HOUSE_RULES,
-    PARTY_OPTIONS,
-    insert_rows,
-    match_create,
-    ranked_matches_create,
-)
+from games.services.create import match_create
 from games.services.guests import seats_hand_over
 from games.services.intents import match_act
 from games.services.join import match_join, match_set_client_seed, match_start
 from games.services.kernel import ActionResult
 from games.services.leave import match_forfeit, match_resign
 from games.services.local import match_set_seat, match_start_over
+from games.services.options import HOUSE_RULES, PARTY_OPTIONS
 from games.services.play import match_move, match_roll, match_timeout
 from games.services.presence import seat_grace_expired, seat_set_connected
+from games.services.ranked_tables import insert_rows, ranked_matches_create
 from games.services.reactions import match_react
 from games.services.rematch import match_rematch, rematch_code
 from games.services.restart import match_clock_restart

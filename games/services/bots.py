@@ -23,14 +23,8 @@ from games.models import (
     Seat,
     Status,
 )
-from games.services.kernel import (
-    ActionResult,
-    Change,
-    begin,
-    lock_match,
-    result_of,
-    save,
-)
+from games.services.change import Change
+from games.services.kernel import ActionResult, begin, lock_match, result_of, save
 
 BOT_LEVELS = tuple(BOTS)  # weakest first: beginner, easy, medium, hard, greedy, expert
 DEFAULT_BOT_LEVEL = "medium"

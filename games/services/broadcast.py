@@ -4,7 +4,7 @@ The database is the truth. A broadcast that fails (Redis unreachable) is not dro
 match is kept in this process's list of rooms owed news, and a retry thread sends them a
 ``match.resync`` (each socket there that was not sent that ``v`` reloads the full state)
 every `RETRY_EVERY` seconds until it goes through. Should this process die first, the
-sockets' heartbeat (`games.live.room.Hub.beat`) finds the match ahead of them within seconds and
+sockets' heartbeat (`games.live.hub.Hub.beat`) finds the match ahead of them within seconds and
 resyncs them all the same (issue 12: the update was logged and lost until the next change).
 """
 

@@ -15,9 +15,9 @@ from games.match import selectors
 from games.models import Match, Status
 
 if TYPE_CHECKING:
-    from games.services.kernel import Change
+    from games.services.change import Change
 
-# The bots' paces a match may be given (`games.services.create.check_pace` checks the choice).
+# The bots' paces a match may be given (`games.services.options.check_pace` checks the choice).
 PACES = {"relaxed": 2.0, "normal": 1.0, "fast": 0.35}
 
 # The clocks a room draws are read with its snapshot (`games.match.selectors`, which composes

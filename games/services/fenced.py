@@ -1,15 +1,16 @@
-"""A player's roll or move in two round trips on PostgreSQL instead of eight or nine, and one
-for a writer that already holds the match (issue 27): optimistic writes checked by the
-database, fenced by the match's ``revision``.
+"""A player's roll or move in two round trips on PostgreSQL instead of the locked path's many,
+and one for a writer that already holds the match: optimistic writes checked by the database,
+fenced by the match's ``revision``.
 
 - `load` reads the match, its seats with their users, the database clock, the time of its
   last event and whether it ever had an undo, in one statement, without a lock.
 - The service then checks and applies the action in memory on the change kernel (`Change`),
   exactly as on the locked path.
-- `write` stores it in one statement: ``UPDATE games_match ... WHERE id = %s AND revision =
-  %s RETURNING id`` with the INSERTs of the events, the roll or move and the turn, and the
-  UPDATE of the seats' `SEAT_FIELDS` (a missed turn counted, a seat taken back), selecting
-  from it (CTEs), so when the fence is lost nothing at all is written. In autocommit that
+- `write` stores it in one statement (`games.services.fenced_statement`): ``UPDATE
+  games_match ... WHERE id = %s AND revision = %s RETURNING id`` with the INSERTs of the
+  events, the roll or move and the turn, and the UPDATE of the seats' `SEAT_FIELDS` (a missed
+  turn counted, a seat taken back), selecting from it (CTEs), so when the fence is lost
+  nothing at all is written. In autocommit that
   statement is its own transaction; inside a caller's transaction it runs in a savepoint.
 - `commit_batch` commits the changes of many rooms in one transaction (one pipelined round
   trip for the lot); when one of them fails, the batch is rolled back and each change is
@@ -28,25 +29,19 @@ SQLite (``make run``) always takes the locked path. ``LUDO_FENCED_WRITES=0`` tur
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from games.match.errors import ServiceError
-from games.models import Match, MatchEvent, Seat, Turn
-from games.models import Move as MoveRow
-from games.models import Roll as RollRow
-from games.services.kernel import Change, announce, prepare
-
-
-class Fallback(Exception):
-    """This change needs the locked path: nothing was written."""
+from games.models import Match, MatchEvent, Seat
+from games.services.change import Change
+from games.services.fenced_statement import SEAT_FIELDS, Fallback, statement_params, write_sql
+from games.services.kernel import announce, prepare
 
 
 def enabled() -> bool:
@@ -155,11 +150,6 @@ def begin_loaded(match: Match) -> Change:
 # ---------------------------------------------------------------------------- writing
 
 
-# The seat fields a change written here may set (a missed turn counted, a seat taken back
-# by its player): the rest of a seat's changes need the locked path.
-SEAT_FIELDS = ("missed_turns", "away", "gone")
-
-
 def _eligible(change: Change) -> None:
     """Raise `Fallback` unless the change only appends rows, moves the match on and sets
     `SEAT_FIELDS` of its seats."""
@@ -176,185 +166,18 @@ def _eligible(change: Change) -> None:
         raise Fallback
 
 
-@functools.cache
-def _write_sql(skip_locked: bool = False) -> str:
-    """The write statement; `skip_locked`: it writes nothing (as a lost fence) instead of
-    waiting when another transaction holds the match's row (the clock's sweep)."""
-    match = Match._meta.db_table
-    where = '"id" = %s AND "revision" = %s'
-    if skip_locked:
-        where = (
-            f'"id" = (SELECT k."id" FROM "{match}" k WHERE k."id" = %s AND k."revision" = %s'
-            " FOR UPDATE SKIP LOCKED)"
-        )
-
-    def insert(name: str, model: Any, columns: list[tuple[str, str]]) -> str:
-        names = ", ".join(f'"{c}"' for c, _ in columns)
-        typed = ", ".join(f'"{c}" {t}' for c, t in columns)
-        picked = ", ".join(f'x."{c}"' for c, _ in columns)
-        return (
-            f'{name} AS (INSERT INTO "{model._meta.db_table}" ("match_id", {names})'
-            f" SELECT m.id, {picked} FROM m, jsonb_to_recordset(%s::jsonb) AS x({typed}))"
-        )
-
-    parts = [
-        f'm AS (UPDATE "{match}" SET "snapshot" = %s::jsonb, "seq" = %s, "turn_seq" = %s,'
-        ' "turn_deadline" = %s, "pause_until" = %s, "revision" = "revision" + 1'
-        f' WHERE {where} RETURNING "id")',
-        insert(
-            "e",
-            MatchEvent,
-            [
-                ("seq", "integer"),
-                ("change", "integer"),
-                ("kind", "text"),
-                ("data", "jsonb"),
-                ("at", "timestamptz"),
-            ],
-        ),
-        insert(
-            "r",
-            RollRow,
-            [
-                ("turn", "integer"),
-                ("corner", "integer"),
-                ("seq", "integer"),
-                ("n", "integer"),
-                ("face", "integer"),
-                ("die", "integer"),
-                ("bonus", "text"),
-                ("by", "text"),
-                ("action_id", "text"),
-                ("at", "timestamptz"),
-                ("think_ms", "integer"),
-            ],
-        ),
-        insert(
-            "v",
-            MoveRow,
-            [
-                ("turn", "integer"),
-                ("corner", "integer"),
-                ("seq", "integer"),
-                ("pawn", "integer"),
-                ("pawn_corner", "integer"),
-                ("frm", "integer"),
-                ("to", "integer"),
-                ("captures", "jsonb"),
-                ("shield", "boolean"),
-                ("by", "text"),
-                ("action_id", "text"),
-                ("at", "timestamptz"),
-                ("think_ms", "integer"),
-            ],
-        ),
-        insert(
-            "t",
-            Turn,
-            [
-                ("n", "integer"),
-                ("corner", "integer"),
-                ("seq", "integer"),
-                ("started_at", "timestamptz"),
-            ],
-        ),
-        # The seats' `SEAT_FIELDS` the change set (none: no row), only if the fence held.
-        f'u AS (UPDATE "{Seat._meta.db_table}" s SET "missed_turns" = x."missed_turns",'
-        ' "away" = x."away", "gone" = x."gone" FROM m, jsonb_to_recordset(%s::jsonb)'
-        ' AS x("id" integer, "missed_turns" integer, "away" boolean, "gone" boolean)'
-        ' WHERE s."id" = x."id" AND s."match_id" = m."id")',
-    ]
-    return "WITH " + ", ".join(parts) + " SELECT count(*) FROM m"
-
-
-def _json(rows: list[dict[str, Any]]) -> str:
-    return json.dumps(rows, cls=DjangoJSONEncoder, separators=(",", ":"))
-
-
-def _params(change: Change) -> list[Any]:
-    """The write statement's parameters for a prepared change."""
-    match = change.match
-    rolls: list[dict[str, Any]] = []
-    moves: list[dict[str, Any]] = []
-    turns: list[dict[str, Any]] = []
-    for row in change.rows:
-        if isinstance(row, RollRow):
-            rolls.append(
-                {
-                    "turn": row.turn,
-                    "corner": row.corner,
-                    "seq": row.seq,
-                    "n": row.n,
-                    "face": row.face,
-                    "die": row.die,
-                    "bonus": row.bonus,
-                    "by": row.by,
-                    "action_id": row.action_id,
-                    "at": row.at,
-                    "think_ms": row.think_ms,
-                }
-            )
-        elif isinstance(row, MoveRow):
-            moves.append(
-                {
-                    "turn": row.turn,
-                    "corner": row.corner,
-                    "seq": row.seq,
-                    "pawn": row.pawn,
-                    "pawn_corner": row.pawn_corner,
-                    "frm": row.frm,
-                    "to": row.to,
-                    "captures": row.captures,
-                    "shield": row.shield,
-                    "by": row.by,
-                    "action_id": row.action_id,
-                    "at": row.at,
-                    "think_ms": row.think_ms,
-                }
-            )
-        elif isinstance(row, Turn):
-            turns.append(
-                {"n": row.n, "corner": row.corner, "seq": row.seq, "started_at": row.started_at}
-            )
-        else:
-            raise Fallback  # a row this statement does not write
-    events = [
-        {"seq": e.seq, "change": e.change, "kind": e.kind, "data": e.data, "at": e.at}
-        for e in change.events
-    ]
-    seats = [
-        {"id": seat.pk, **{name: getattr(seat, name) for name in SEAT_FIELDS}}
-        for seat in change.seats
-        if change.seats_changed.get(seat.pk)
-    ]
-    return [
-        _json(match.snapshot),  # type: ignore[arg-type]
-        match.seq,
-        match.turn_seq,
-        match.turn_deadline,
-        match.pause_until,
-        match.pk,
-        match.revision,
-        _json(events),
-        _json(rolls),
-        _json(moves),
-        _json(turns),
-        _json(seats),
-    ]
-
-
 def stage(change: Change) -> list[Any]:
     """Settle the change (as `kernel.save` does) and return its statement's parameters;
     `Fallback` when the change needs the locked path."""
     _eligible(change)
     prepare(change)
     _eligible(change)  # the end of the game shows only once prepared
-    return _params(change)
+    return statement_params(change)
 
 
 def _execute(params: list[Any], skip_locked: bool = False) -> bool:
     with prepared_cursor() as cursor:
-        cursor.execute(_write_sql(skip_locked), params)
+        cursor.execute(write_sql(skip_locked), params)
         return bool(cursor.fetchone()[0])
 
 
@@ -443,7 +266,7 @@ def _alone(change: Change, params: list[Any]) -> Outcome:
 def _run_batch(batch: list[list[Any]]) -> list[bool]:
     """One transaction, every statement pipelined (psycopg's pipeline mode: sent together,
     answered together); whether each one's fence held, in order."""
-    sql = _write_sql()
+    sql = write_sql()
     with transaction.atomic():
         connection.ensure_connection()
         raw = connection.connection

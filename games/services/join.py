@@ -18,13 +18,7 @@ from games.models import (
     Seat,
     Status,
 )
-from games.services.create import (
-    bot_seat,
-    check_bot_levels,
-    check_client_seed,
-    deal_first_turn,
-    joined_event,
-)
+from games.services.create import bot_seat, deal_first_turn, joined_event
 from games.services.kernel import (
     ActionResult,
     begin,
@@ -34,6 +28,7 @@ from games.services.kernel import (
     save,
     seats_of,
 )
+from games.services.options import check_bot_levels, check_client_seed
 from games.services.ranked_seats import note_same_ip, ranked_may_sit
 
 

@@ -19,16 +19,8 @@ from games.models import (
     Seat,
 )
 from games.services.bots import DEFAULT_BOT_LEVEL
-from games.services.kernel import (
-    ActionResult,
-    Change,
-    acting_seat,
-    begin,
-    check_active,
-    lock_match,
-    result_of,
-    save,
-)
+from games.services.change import Change, acting_seat, check_active
+from games.services.kernel import ActionResult, begin, lock_match, result_of, save
 
 
 def take_out(

@@ -13,8 +13,9 @@ from audit import services as audit
 from games.match.errors import ServiceError
 from games.models import ENDED, Match, Mode, Status
 from games.services.bots import BOT_LEVELS
-from games.services.create import PARTY_OPTIONS, match_create
+from games.services.create import match_create
 from games.services.kernel import ActionResult, begin, lock_match, result_of, save
+from games.services.options import PARTY_OPTIONS
 
 
 def _local_host(match: Match, user: Any) -> None:

@@ -34,16 +34,8 @@ from games.services.bots import (
     choose_bot_move,
     leaver_would_finish,
 )
-from games.services.kernel import (
-    ActionResult,
-    Change,
-    acting_seat,
-    begin,
-    check_active,
-    lock_match,
-    result_of,
-    save,
-)
+from games.services.change import Change, acting_seat, check_active
+from games.services.kernel import ActionResult, begin, lock_match, result_of, save
 from games.services.leave import take_out
 from games.services.presence import seat_back
 from games.services.reactions import only_reactions_since

@@ -27,13 +27,8 @@ from games.models import (
     Status,
 )
 from games.services import broadcast
-from games.services.kernel import (
-    Change,
-    begin,
-    lock_match,
-    save,
-    save_seats,
-)
+from games.services.change import Change
+from games.services.kernel import begin, lock_match, save, save_seats
 from games.services.leave import take_out
 
 

@@ -16,14 +16,8 @@ from games.models import (
     Mode,
     Turn,
 )
-from games.services.kernel import (
-    ActionResult,
-    begin,
-    check_active,
-    lock_match,
-    result_of,
-    save,
-)
+from games.services.change import check_active
+from games.services.kernel import ActionResult, begin, lock_match, result_of, save
 
 
 def match_undo(*, match_id: int, user: Any, seq: int | None = None) -> ActionResult:

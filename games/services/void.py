@@ -17,12 +17,8 @@ from games.models import (
     Seat,
     Status,
 )
-from games.services.kernel import (
-    Change,
-    begin,
-    lock_match,
-    save,
-)
+from games.services.change import Change
+from games.services.kernel import begin, lock_match, save
 from ranked import ratings
 
 

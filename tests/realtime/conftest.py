@@ -19,7 +19,7 @@ from django.test import Client
 
 from accounts.models import User
 from games import services
-from games.live import consumers, presence, room
+from games.live import consumers, presence, reads
 from games.models import Match
 from ludo_site import env
 from ludo_site.asgi import application
@@ -118,13 +118,13 @@ def locked_elsewhere(match: Match) -> Iterator[threading.Thread]:
 
 
 def count_room_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """From now on, the match id of every read a room makes of its match (`room._load`)."""
-    reads: list[int] = []
-    load = room._load
+    """From now on, the match id of every read a room makes of its match (`reads.load`)."""
+    seen: list[int] = []
+    load = reads.load
 
     async def counted(match_id: int) -> Any:
-        reads.append(match_id)
+        seen.append(match_id)
         return await load(match_id)
 
-    monkeypatch.setattr(room, "_load", counted)
-    return reads
+    monkeypatch.setattr(reads, "load", counted)
+    return seen

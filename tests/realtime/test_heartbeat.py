@@ -12,7 +12,9 @@ import pytest
 from channels.db import database_sync_to_async
 
 from accounts.models import User
-from games.live.room import HEARTBEAT_SLICES, Hub, Room, Viewer
+from games.live.hub import HEARTBEAT_SLICES, Hub
+from games.live.room import Room
+from games.live.viewer import Viewer
 
 from .conftest import two_player
 

@@ -19,7 +19,7 @@ from channels.layers import get_channel_layer
 
 from accounts.models import User
 from games import services
-from games.live import presence, room
+from games.live import presence, reads
 from games.models import Match, Seat
 from games.services import broadcast
 from games.services.reactions import CHOICES
@@ -69,7 +69,7 @@ async def test_a_failed_snapshot_read_resyncs_instead_of_dropping(
 ) -> None:
     match = await database_sync_to_async(two_player)(alice, bob)
     ws, _ = await opened(match.code, bob)
-    real = room._load_now
+    real = reads.load_now
     failures = {"left": 1}
 
     def blip(match_id: int) -> Any:
@@ -78,7 +78,7 @@ async def test_a_failed_snapshot_read_resyncs_instead_of_dropping(
             raise ConnectionError("database blip")
         return real(match_id)
 
-    monkeypatch.setattr(room, "_load_now", blip)
+    monkeypatch.setattr(reads, "load_now", blip)
     # A reaction's update comes without the snapshot a roll's carries: the socket reads it.
     v = await react(match, alice)
     caught_up = await next_with_v(ws, v, timeout=5)

@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 
 from accounts.models import User
 from games.clocks import sweeps as clock
-from games.live import room
+from games.live import hub, reads
 from games.models import Match, Seat, Status
 
 from .conftest import socket, two_player
@@ -159,11 +159,11 @@ async def test_presence_news_is_not_undone_by_a_read_made_before_it(alice: User,
     ws_b, _ = await joined(match.code, bob)
     await presence_news(ws_a)
     v = state["v"]
-    stale = await room._load(match.pk)  # Bob connected, as read "before"
+    stale = await reads.load(match.pk)  # Bob connected, as read "before"
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     future.set_result(stale)
-    room.hub().rooms[match.pk].reads[v + 1] = future
+    hub.hub().rooms[match.pk].reads[v + 1] = future
     await database_sync_to_async(Seat.objects.filter(match=match, corner=2).update)(connected=False)
     layer = get_channel_layer()
     group = f"match.{match.pk}"

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
-from games.live.room import Hub, Room
+from games.live.hub import Hub
+from games.live.room import Room
 
 
 def read(count: int, at: float) -> tuple[SimpleNamespace, list[object]]:

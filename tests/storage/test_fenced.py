@@ -21,7 +21,7 @@ from games.match.selectors import snapshot_for, view_of
 from games.match.verify import verify_match
 from games.models import Match, MatchEvent, Roll, Seat, Status
 from games.services import fenced
-from games.services.kernel import Change
+from games.services.change import Change
 
 from .driver import current, local_match
 
