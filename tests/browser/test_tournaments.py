@@ -172,9 +172,12 @@ def visit(page: Page, url: str) -> None:
     try:
         page.goto(url)
     except PlaywrightError as error:
-        if "interrupted by another navigation" not in str(error):
+        # Chromium says either, depending on which navigation began first.
+        if not any(s in str(error) for s in ("interrupted by another navigation", "ERR_ABORTED")):
             raise
         page.wait_for_load_state()
+        if page.url != url:  # the page's own navigation went elsewhere (the next game)
+            page.goto(url)
 
 
 def check_verify(
