@@ -94,7 +94,9 @@ def sign_in(page: Page, site: str, name: str, code: str) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("main button[type=submit]")
     expect(page.locator(".signed-in")).to_contain_text(name)
-    expect(page.locator("#tournament")).to_be_visible()
+    # The event's page, or the player's game: an entrant the event has paired already is
+    # taken there from any page (static/js/paired.js).
+    expect(page.locator("#tournament, #room")).to_be_visible()
 
 
 def in_room(page: Page) -> bool:

@@ -1,5 +1,5 @@
-"""`classic` and `family` on the six-arm board (RULES.md, "Six at a table"): six arms of 13,
-track 78, starts 13 apart, stars 8 past each start, 82 steps, seating for 2 to 6."""
+"""`classic` and `family` on the six-arm board (docs/rules.md, "Six arms and Team-Up"): six
+arms of 13, track 78, starts 13 apart, stars 8 past each start, 82 steps, seating for 2 to 6."""
 
 import dataclasses
 

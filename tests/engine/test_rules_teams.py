@@ -1,6 +1,6 @@
-"""Team-Up, a `classic` option (RULES.md, "Teams"): 2 x 2 on four arms, 2 x 3 and 3 x 2 on
-six; partners never capture each other; a player whose pawns are all home moves a partner's;
-the team with all its pawns home wins."""
+"""Team-Up, a `classic` option (docs/rules.md, "Six arms and Team-Up"): 2 x 2 on four arms,
+2 x 3 and 3 x 2 on six; partners never capture each other; a player whose pawns are all home
+moves a partner's; the team with all its pawns home wins."""
 
 import pytest
 
