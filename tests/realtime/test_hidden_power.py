@@ -1,5 +1,5 @@
-"""A player's Power stock stays theirs (docs/rules.md, "Power"; issue 12: it could be worked
-out from the public ``bonus_picked`` events, live and in the replay API during the match)."""
+"""A player's Power stock stays theirs (docs/rules.md, "Power"): it must not be worked out
+from the public ``bonus_picked`` events, live or in the replay API during the match."""
 
 from __future__ import annotations
 

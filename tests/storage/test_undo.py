@@ -345,7 +345,7 @@ def test_the_room_page_says_whether_there_is_anything_to_undo(host) -> None:
 
 
 def test_undo_is_for_mistakes_not_for_fishing(host) -> None:
-    """Issue 16 item 9: roll, undo, roll again gives the same face: the withdrawn
+    """Roll, undo, roll again gives the same face: the withdrawn
     roll is replayed, the computer's rolls after an undone move too, and the dice proof
     still re-derives every roll once the seed is revealed."""
     match = local(host, players=2, bots={2: "easy"})
